@@ -1,0 +1,63 @@
+"""The errors rulekit raises: one family, so callers catch `RulekitError` alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class RulekitError(Exception):
+    """Base of every error a user can cause; the CLI prints it without a traceback."""
+
+
+@dataclass
+class Diagnostic:
+    """One problem in a game file, located as `file:line:col`."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+    path: str = ""
+    hint: str | None = None
+    severity: str = "error"
+
+    def format(self) -> str:
+        text = f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
+        if self.path:
+            text += f"\n  at {self.path}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "severity": self.severity,
+            "message": self.message,
+            "path": self.path,
+            "hint": self.hint,
+        }
+
+
+@dataclass
+class GameFileError(RulekitError):
+    """A game file (or an override of it) is invalid; carries every diagnostic found."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return "\n".join(d.format() for d in self.diagnostics)
+
+
+class IllegalActionError(RulekitError):
+    """An action that is not legal now; the state is left unchanged."""
+
+
+class ChanceError(RulekitError):
+    """A chance outcome that is impossible now, or a chance step asked for when none is due."""
+
+
+class FlowError(RulekitError):
+    """The game's flow went wrong at run time (no legal option, a loop that never ends, ...)."""
