@@ -22,7 +22,8 @@ class Diagnostic:
     severity: str = "error"
 
     def format(self) -> str:
-        text = f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
+        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
+        text = f"{where}: {self.severity}: {self.message}"
         if self.path:
             text += f"\n  at {self.path}"
         if self.hint:

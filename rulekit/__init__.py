@@ -1,0 +1,26 @@
+"""rulekit: a rules engine whose games are data."""
+
+from rulekit.engine.game import Game, load_game
+from rulekit.engine.state import State
+from rulekit.engine.steps import Action
+from rulekit.errors import (
+    ChanceError,
+    Diagnostic,
+    FlowError,
+    GameFileError,
+    IllegalActionError,
+    RulekitError,
+)
+
+__all__ = [
+    "Action",
+    "ChanceError",
+    "Diagnostic",
+    "FlowError",
+    "Game",
+    "GameFileError",
+    "IllegalActionError",
+    "RulekitError",
+    "State",
+    "load_game",
+]

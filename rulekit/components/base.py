@@ -1,0 +1,113 @@
+"""What every building block ("component kind") offers the engine.
+
+A kind keeps together its state, the effects it offers, the values expressions may
+read from it, its checks and its text rendering. The engine only talks to this
+interface, so a new kind touches its own module and the schema, nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rulekit.expr import ObjT, Scope, Type
+
+if TYPE_CHECKING:
+    from rulekit.engine.build import Builder
+
+
+@dataclass
+class Effect:
+    """An effect step a kind offers: `NAME: {target: EXPR, arg: EXPR, ...}`.
+
+    At run time the engine evaluates `target` to a view of this kind and calls
+    `getattr(view, method)(*args)`; views keep their mutating methods behind a
+    leading underscore so that expressions cannot call them.
+    """
+
+    target: str
+    target_type: str  # the name of the view type the target must have
+    method: str
+    args: dict[str, Type] = field(default_factory=dict)
+    optional: tuple[str, ...] = ()
+    doc: str = ""
+
+
+@dataclass
+class Chance:
+    """A chance step a kind offers (`roll: dice`, `deal: tiles`)."""
+
+    sample: Callable[[Any, Any], Any]        # (view, rng) -> outcome (plain JSON data)
+    check: Callable[[Any, Any], str | None]  # (view, outcome) -> why it is impossible, or None
+    apply: Callable[[Any, Any], None]        # (view, outcome) -> None
+    doc: str = ""
+
+
+class Kind:
+    """Base of all component kinds; one instance per component of a game."""
+
+    kind: str = ""
+    #: JSON Schema of the component's mapping (besides `kind` and `per`)
+    schema: dict = {}
+    #: effect steps by name
+    effects: dict[str, Effect] = {}
+    #: chance steps by name (`roll`, `deal`)
+    chances: dict[str, Chance] = {}
+
+    def __init__(self, name: str, config: dict, per_player: bool, index: int) -> None:
+        self.name = name
+        self.config = config
+        self.per_player = per_player
+        self.index = index  # where the state lives: st.comps[index]
+
+    # ---- load time -------------------------------------------------------------------------
+    def declare(self, b: Builder) -> None:
+        """Read the config and build the types expressions will see (report problems through `b`).
+
+        `b.path` is the component's path in the document.
+        """
+
+    def compile(self, b: Builder, scope: Scope) -> None:
+        """Compile the config's expressions, now that every name of the game is known."""
+
+    def global_type(self) -> ObjT | None:
+        """The type of the component's name in expressions (None: not readable globally)."""
+        return None
+
+    def player_type(self) -> ObjT | None:
+        """For per-player components, the type of `player.<name>`."""
+        return None
+
+    # ---- run time --------------------------------------------------------------------------
+    def new_state(self, st: Any) -> Any:
+        raise NotImplementedError
+
+    def copy_state(self, s: Any) -> Any:
+        raise NotImplementedError
+
+    def global_view(self, st: Any) -> Any:
+        raise NotImplementedError
+
+    def player_view(self, st: Any, seat: int) -> Any:
+        raise NotImplementedError
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        """Counts that the rules conserve (tokens, tiles), for invariant checks."""
+        return {}
+
+    def snapshot(self, st: Any, seat: int | None) -> Any:
+        """Plain JSON data of the state as `seat` may see it (None: everything)."""
+        return None
+
+    def render(self, st: Any, seat: int | None) -> str:
+        """Text for a person at `seat` (None: an observer who sees everything)."""
+        return ""
+
+
+REGISTRY: dict[str, type[Kind]] = {}
+
+
+def register(cls: type[Kind]) -> type[Kind]:
+    REGISTRY[cls.kind] = cls
+    return cls

@@ -1,0 +1,263 @@
+"""Score sheets of rows crossed left to right, one per player, with optional row locks.
+
+A cross may skip cells, but nothing left of the rightmost cross can be crossed
+later. The last cell of a row may need a condition; crossing it can lock the row
+(for everyone, with `lock: shared`), and the lock may count as one more cross.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.components.base import Effect, Kind, register
+from rulekit.engine.steps import run_pure
+from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT
+
+
+class RowView:
+    """One row of one player's sheet."""
+
+    __slots__ = ("st", "s", "kind", "seat", "r", "name", "cells")
+
+    def __init__(self, st: Any, kind: CrossSheet, seat: int, r: int) -> None:
+        self.st = st
+        self.s = st.comps[kind.index]
+        self.kind = kind
+        self.seat = seat
+        self.r = r
+        self.name = kind.row_names[r]
+        self.cells = kind.cells[r]
+
+    @property
+    def crosses(self) -> int:
+        return self.s[1][self.seat][self.r]
+
+    @property
+    def locked(self) -> bool:
+        return self.s[2][self.r]
+
+    @property
+    def last(self) -> int | None:
+        i = self.s[0][self.seat][self.r]
+        return self.cells[i] if i >= 0 else None
+
+    @property
+    def free(self) -> list[int]:
+        """The cells that may still be crossed, ignoring the last cell's condition."""
+        if self.s[2][self.r]:
+            return []
+        return self.cells[self.s[0][self.seat][self.r] + 1:]
+
+    def can_cross(self, value: int) -> bool:
+        s = self.s
+        r = self.r
+        if s[2][r]:
+            return False
+        i = self.kind.index_of[r].get(value)
+        if i is None or i <= s[0][self.seat][r]:
+            return False
+        if i == self.kind.last_index[r] and self.kind.last_needs is not None:
+            return bool(self.kind.last_needs(self.st, {"row": self,
+                                                       "player": self.st.players[self.seat]}))
+        return True
+
+    def _cross(self, value: int) -> None:
+        kind, s, r, seat = self.kind, self.s, self.r, self.seat
+        i = kind.index_of[r].get(value)
+        if i is None:
+            return
+        s[0][seat][r] = i
+        s[1][seat][r] += 1
+        s[3][seat][r] |= 1 << i
+        if i == kind.last_index[r] and kind.lock:
+            s[1][seat][r] += kind.lock_crosses
+            if not s[2][r]:
+                s[2][r] = True
+                if kind.on_lock:
+                    run_pure(kind.on_lock, self.st, {"row": self,
+                                                     "player": self.st.players[seat]})
+
+    def _rebind(self, st: Any) -> RowView:
+        return st.players[self.seat].view_of(self.kind).rows[self.r]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SheetView:
+    """One player's sheet: `player.sheet.rows`, `player.sheet.row('red')`."""
+
+    __slots__ = ("rows", "by_name", "kind", "seat")
+
+    def __init__(self, st: Any, kind: CrossSheet, seat: int) -> None:
+        self.kind = kind
+        self.seat = seat
+        self.rows = [RowView(st, kind, seat, r) for r in range(len(kind.row_names))]
+        self.by_name = {row.name: row for row in self.rows}
+
+    def _rebind(self, st: Any) -> SheetView:
+        return st.players[self.seat].view_of(self.kind)
+
+    def row(self, name: str) -> RowView:
+        return self.by_name[name]
+
+    @property
+    def crosses(self) -> int:
+        return sum(r.crosses for r in self.rows)
+
+
+class SheetsView:
+    """What is shared by all the sheets: which rows are locked."""
+
+    __slots__ = ("s", "kind")
+
+    def __init__(self, s: list, kind: CrossSheet) -> None:
+        self.s = s
+        self.kind = kind
+
+    def _rebind(self, st: Any) -> SheetsView:
+        return st.gviews[self.kind.index]
+
+    @property
+    def locked(self) -> list[str]:
+        return [n for n, lk in zip(self.kind.row_names, self.s[2]) if lk]
+
+    @property
+    def rows(self) -> list[str]:
+        return list(self.kind.row_names)
+
+
+@register
+class CrossSheet(Kind):
+    kind = "cross_sheet"
+    schema = {
+        "type": "object",
+        "required": ["rows"],
+        "properties": {
+            "rows": {
+                "description": "name: {cells: expression giving the row's values left to right}",
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": {
+                    "type": "object",
+                    "required": ["cells"],
+                    "additionalProperties": False,
+                    "properties": {"cells": {"type": ["string", "array"]}},
+                },
+            },
+            "last_needs": {
+                "description": "condition for crossing a row's last cell (names: row, player)",
+                "type": "string",
+            },
+            "lock": {
+                "description": "crossing the last cell locks the row: for everyone (shared) "
+                               "or not at all (none)",
+                "enum": ["shared", "none"],
+            },
+            "lock_crosses": {
+                "description": "how many extra crosses the lock itself counts for",
+                "type": "integer", "minimum": 0,
+            },
+            "on_lock": {"description": "effects when a row becomes locked (names: row, player)",
+                        "type": "array"},
+        },
+    }
+    effects = {
+        "cross": Effect("row", "Row", "_cross", {"value": INT},
+                        doc="cross `value` in the row (the legality check is `row.can_cross`)"),
+    }
+
+    def declare(self, b: Any) -> None:
+        self.row_names = [str(n) for n in (self.config.get("rows") or {})]
+        self.lock = self.config.get("lock", "shared") == "shared"
+        self.lock_crosses = int(self.config.get("lock_crosses", 1))
+        row_t = ObjT("Row", {"name": STR, "cells": ListT(INT), "crosses": INT,
+                             "locked": BOOL, "last": ANY, "free": ListT(INT)},
+                     {"can_cross": Method([INT], BOOL)})
+        self.row_t = row_t
+        self.sheet_t = ObjT("Sheet", {"rows": ListT(row_t), "crosses": INT},
+                            {"row": Method([STR], row_t)})
+        self.sheets_t = ObjT("Sheets", {"locked": ListT(STR), "rows": ListT(STR)})
+
+    def compile(self, b: Any, scope: Any) -> None:
+        from rulekit.expr import Scope
+
+        const = Scope(b.params)
+        self.cells: list[list[int]] = []
+        self.index_of: list[dict[int, int]] = []
+        self.last_index: list[int] = []
+        for name, row in (self.config.get("rows") or {}).items():
+            path = b.path + ("rows", name, "cells")
+            cells = row.get("cells")
+            if isinstance(cells, str):
+                c = b.expr(path, cells, const, ListT(INT))
+                cells = list(c.fn(None, {})) if c is not None and c.constant else None
+                if c is not None and not c.constant:
+                    b.error(path, "cells must be fixed when the game loads "
+                                  "(use literals and params only)")
+            if cells is None:
+                cells = []
+            if len(set(cells)) != len(cells):
+                b.error(path, "a row's cells must all be different")
+            if not cells:
+                b.error(path, "a row needs at least one cell")
+            self.cells.append(list(cells))
+            self.index_of.append({v: i for i, v in enumerate(cells)})
+            self.last_index.append(len(cells) - 1)
+        inner = scope.with_locals(row=self.row_t, player=b.player_t)
+        self.last_needs = None
+        if "last_needs" in self.config:
+            self.last_needs = b.fn(b.path + ("last_needs",), self.config["last_needs"], inner,
+                                   BOOL)
+        self.on_lock = b.compile_steps(b.path + ("on_lock",), self.config.get("on_lock") or [],
+                                       inner)
+        if any(not s.pure for s in self.on_lock):
+            b.error(b.path + ("on_lock",), "on_lock may only have effects")
+
+    def global_type(self) -> ObjT:
+        return self.sheets_t
+
+    def player_type(self) -> ObjT:
+        return self.sheet_t
+
+    def new_state(self, st: Any) -> list:
+        rows = len(self.row_names)
+        # the rightmost crossed cell, the crosses (lock included), the shared locks, and a
+        # bit mask of the crossed cells, for showing the sheet
+        return [[[-1] * rows for _ in range(st.n)], [[0] * rows for _ in range(st.n)],
+                [False] * rows, [[0] * rows for _ in range(st.n)]]
+
+    def copy_state(self, s: list) -> list:
+        return [[list(x) for x in s[0]], [list(x) for x in s[1]], list(s[2]),
+                [list(x) for x in s[3]]]
+
+    def global_view(self, st: Any) -> SheetsView:
+        return SheetsView(st.comps[self.index], self)
+
+    def player_view(self, st: Any, seat: int) -> SheetView:
+        return SheetView(st, self, seat)
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        last, count, locked, mask = st.comps[self.index]
+        return {
+            "locked": [n for n, lk in zip(self.row_names, locked) if lk],
+            "sheets": [{n: {"crossed": [v for i, v in enumerate(self.cells[r])
+                                        if mask[p][r] >> i & 1],
+                            "crosses": count[p][r]}
+                        for r, n in enumerate(self.row_names)} for p in range(st.n)],
+        }
+
+    def render(self, st: Any, seat: int | None) -> str:
+        last, count, locked, mask = st.comps[self.index]
+        width = max(len(n) for n in self.row_names)
+        lines = []
+        for p in range(st.n):
+            lines.append(f"{self.name} of player {p}:")
+            for r, name in enumerate(self.row_names):
+                cells = []
+                for i, v in enumerate(self.cells[r]):
+                    mark = "X" if mask[p][r] >> i & 1 else ("-" if i < last[p][r] else " ")
+                    cells.append(f"{v:>2}{mark}")
+                lock = " [locked]" if locked[r] else ""
+                lines.append(f"  {name:<{width}} {' '.join(cells)}  crosses {count[p][r]}{lock}")
+        return "\n".join(lines)

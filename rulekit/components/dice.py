@@ -1,0 +1,173 @@
+"""Dice: named dice that are rolled together; a die can leave the game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+
+
+def _groupings(n: int) -> list[tuple[tuple[int, ...], ...]]:
+    """Every way to split dice 0..n-1 into groups, each die in one group or unused."""
+    out: list[tuple[tuple[int, ...], ...]] = []
+
+    def place(i: int, groups: list[list[int]]) -> None:
+        if i == n:
+            out.append(tuple(tuple(g) for g in groups))
+            return
+        place(i + 1, groups)  # unused
+        for g in groups:
+            g.append(i)
+            place(i + 1, groups)
+            g.pop()
+        groups.append([i])
+        place(i + 1, groups)
+        groups.pop()
+
+    place(0, [])
+    return out
+
+
+class DiceView:
+    """The dice as expressions see them: `dice.red`, `dice['red']`, `dice.in_play('red')`."""
+
+    __slots__ = ("s", "kind")
+
+    def __init__(self, s: list, kind: Dice) -> None:
+        self.s = s
+        self.kind = kind
+
+    def __getitem__(self, name: str) -> int:
+        return self.s[0][self.kind.pos[name]]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.kind.pos and self.s[1][self.kind.pos[name]]
+
+    def in_play(self, name: str) -> bool:
+        i = self.kind.pos.get(name)
+        return i is not None and self.s[1][i]
+
+    @property
+    def names(self) -> list[str]:
+        inp = self.s[1]
+        return [n for i, n in enumerate(self.kind.names) if inp[i]]
+
+    @property
+    def faces(self) -> list[int]:
+        faces, inp = self.s
+        return [f for f, p in zip(faces, inp) if p]
+
+    @property
+    def groupings(self) -> list[list[list[int]]]:
+        faces = self.faces
+        table = self.kind.grouping_table(len(faces))
+        return [[[faces[i] for i in g] for g in split] for split in table]
+
+    def _rebind(self, st: Any) -> DiceView:
+        return st.gviews[self.kind.index]
+
+    def _remove(self, name: str) -> None:
+        i = self.kind.pos.get(name)
+        if i is not None:
+            self.s[1][i] = False
+
+
+def _face_prop(i: int) -> property:
+    return property(lambda self: self.s[0][i])
+
+
+@register
+class Dice(Kind):
+    kind = "dice"
+    schema = {
+        "type": "object",
+        "required": ["dice"],
+        "properties": {
+            "dice": {
+                "description": "name: number of sides, for each die",
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1000},
+            },
+        },
+    }
+    effects = {
+        "remove_die": Effect("dice", "Dice", "_remove", {"die": STR},
+                             doc="the die leaves the game: it is no longer rolled"),
+    }
+
+    def declare(self, b: Any) -> None:
+        dice = self.config.get("dice") or {}
+        self.names = [str(n) for n in dice]
+        self.sides = [int(s) for s in dice.values()]
+        self.pos = {n: i for i, n in enumerate(self.names)}
+        self._tables: dict[int, list] = {}
+        ns = {n: _face_prop(i) for i, n in enumerate(self.names) if n.isidentifier()}
+        self.view_class = type("DiceView", (DiceView,), ns)
+        grouping = ListT(ListT(INT))
+        self.type = ObjT("Dice", {n: INT for n in ns} | {
+            "names": ListT(STR), "faces": ListT(INT), "groupings": ListT(grouping)},
+            {"in_play": Method([STR], BOOL)}, index=(STR, INT))
+
+    def grouping_table(self, n: int) -> list:
+        t = self._tables.get(n)
+        if t is None:
+            t = self._tables[n] = _groupings(n)
+        return t
+
+    def global_type(self) -> ObjT:
+        return self.type
+
+    def new_state(self, st: Any) -> list:
+        return [[1] * len(self.names), [True] * len(self.names)]
+
+    def copy_state(self, s: list) -> list:
+        return [list(s[0]), list(s[1])]
+
+    def global_view(self, st: Any) -> DiceView:
+        return self.view_class(st.comps[self.index], self)
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        faces, inp = st.comps[self.index]
+        return {n: (faces[i] if inp[i] else None) for i, n in enumerate(self.names)}
+
+    def render(self, st: Any, seat: int | None) -> str:
+        faces, inp = st.comps[self.index]
+        parts = [f"{n} {faces[i] if inp[i] else '--'}" for i, n in enumerate(self.names)]
+        return f"{self.name}: " + "  ".join(parts)
+
+    # ---- the roll --------------------------------------------------------------------------
+    def _sample(self, view: DiceView, rng: Any) -> dict[str, int]:
+        rand = rng.random
+        inp = view.s[1]
+        return {n: int(rand() * self.sides[i]) + 1
+                for i, n in enumerate(self.names) if inp[i]}
+
+    def _check(self, view: DiceView, outcome: Any) -> str | None:
+        if not isinstance(outcome, dict):
+            return "a roll is a mapping of die names to faces"
+        expected = view.names
+        if set(outcome) != set(expected):
+            return f"expected faces for exactly {', '.join(expected)}"
+        for name, face in outcome.items():
+            sides = self.sides[self.pos[name]]
+            if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= sides:
+                return f"{name} shows 1 to {sides}, not {face!r}"
+        return None
+
+    def _apply(self, view: DiceView, outcome: dict[str, int]) -> None:
+        faces = view.s[0]
+        pos = self.pos
+        for name, face in outcome.items():
+            faces[pos[name]] = face
+
+
+Dice.chances = {
+    "roll": Chance(
+        sample=lambda view, rng: view.kind._sample(view, rng),
+        check=lambda view, outcome: view.kind._check(view, outcome),
+        apply=lambda view, outcome: view.kind._apply(view, outcome),
+        doc="roll every die still in the game",
+    ),
+}

@@ -1,0 +1,565 @@
+"""From a checked document to a Game: components built, expressions and flow compiled.
+
+Every problem found here becomes a located diagnostic; the builder collects them
+all before it gives up, so a designer sees every mistake of a file at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Any
+
+import rulekit.components  # noqa: F401  (registers the kinds)
+from rulekit.components.base import REGISTRY, Kind
+from rulekit.engine import steps as S
+from rulekit.errors import Diagnostic
+from rulekit.expr import (
+    ANY,
+    BOOL,
+    INT,
+    NUM,
+    STR,
+    Compiled,
+    ExprError,
+    Global,
+    ListT,
+    ObjT,
+    Scope,
+    Type,
+    compile_bindings,
+    compile_expr,
+    compile_template,
+)
+from rulekit.spec.source import Path_, Source
+
+_VAR_TYPES = {bool: BOOL, int: INT, float: NUM, str: STR}
+
+#: the keys a step may have besides its main key
+STEP_MODIFIERS = {"if": ("then", "else"), "for": ("do",), "choose": (), "together": ()}
+
+
+def _all_effects() -> dict[str, tuple[type[Kind], Any]]:
+    out = {}
+    for cls in REGISTRY.values():
+        for name, eff in cls.effects.items():
+            out[name] = (cls, eff)
+    return out
+
+
+def _all_chances() -> dict[str, type[Kind]]:
+    return {name: cls for cls in REGISTRY.values() for name in cls.chances}
+
+
+def step_keywords() -> list[str]:
+    """Every main key a step may have: the flow's own and those the kinds offer."""
+    return ["choose", "together", "if", "for", "run", "set", "add", "say",
+            *_all_chances(), *_all_effects()]
+
+
+class Builder:
+    """Compiles the parts of one document, collecting diagnostics."""
+
+    def __init__(self, src: Source, params: dict[str, Any]) -> None:
+        self.src = src
+        self.params = params
+        self.diags: list[Diagnostic] = []
+        self.path: Path_ = ()
+
+    # ---- reporting ---------------------------------------------------------------------------
+    def error(self, path: Path_, message: str, hint: str | None = None) -> None:
+        self.diags.append(self.src.diag(path, message, hint))
+
+    def unknown(self, path: Path_, what: str, name: str, known: list[str]) -> None:
+        close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
+        hint = f"did you mean '{close[0]}'?" if close else (
+            f"known: {', '.join(map(str, known))}" if known else None)
+        self.error(path, f"unknown {what} '{name}'", hint)
+
+    def where(self, path: Path_) -> str:
+        p = self.src.pos(path)
+        return f"{p.file}:{p.line}:{p.col}"
+
+    def _expr_error(self, path: Path_, text: str, exc: ExprError) -> None:
+        pos = self.src.pos(path)
+        line, col = pos.line, pos.col
+        if pos.style in ("|", ">"):
+            line, col = pos.line + exc.line, pos.col + 2
+        elif exc.line > 1:
+            line, col = pos.line + exc.line - 1, exc.column
+        else:
+            col = pos.col + (1 if pos.style in ('"', "'") else 0) + exc.column - 1
+        self.diags.append(Diagnostic(pos.file, line, col, f"in expression `{_short(text)}`: "
+                                     f"{exc.message}", _fmt(path), exc.hint))
+
+    # ---- compiling ---------------------------------------------------------------------------
+    def expr(self, path: Path_, value: Any, scope: Scope, expect: Type | None = None,
+             ) -> Compiled | None:
+        text = _as_text(value)
+        try:
+            return compile_expr(text, scope, expect)
+        except ExprError as exc:
+            self._expr_error(path, text, exc)
+            return None
+
+    def fn(self, path: Path_, value: Any, scope: Scope, expect: Type | None = None) -> S.Fn:
+        """A compiled function, or a stand-in after an error (the build fails anyway)."""
+        c = self.expr(path, value, scope, expect)
+        return c.fn if c is not None else _broken
+
+    def template(self, path: Path_, value: Any, scope: Scope) -> S.Fn:
+        text = _as_text(value)
+        try:
+            return compile_template(text, scope).fn
+        except ExprError as exc:
+            self._expr_error(path, text, exc)
+            return _broken
+
+    def bindings(self, path: Path_, value: Any, scope: Scope) -> tuple[Callable | None, Scope]:
+        text = _as_text(value)
+        try:
+            return compile_bindings(text, scope)
+        except ExprError as exc:
+            self._expr_error(path, text, exc)
+            return None, scope
+
+
+def _broken(st: Any, env: dict) -> Any:
+    raise AssertionError("a game with compile errors cannot run")
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    return str(value)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fmt(path: Path_) -> str:
+    from rulekit.spec.source import format_path
+
+    return format_path(path)
+
+
+class PlayerBase:
+    """A seat as expressions see it (`player`, `active`, `players[i]`)."""
+
+    __slots__ = ("st", "seat", "_views")
+
+    def __init__(self, st: Any, seat: int) -> None:
+        self.st = st
+        self.seat = seat
+        self._views: dict[int, Any] = {}
+
+    @property
+    def is_active(self) -> bool:
+        return self.st.active == self.seat
+
+    @property
+    def is_start(self) -> bool:
+        return self.st.start == self.seat
+
+    def view_of(self, kind: Kind) -> Any:
+        """This player's view of a per-player component, made once per state."""
+        v = self._views.get(kind.index)
+        if v is None:
+            v = self._views[kind.index] = kind.player_view(self.st, self.seat)
+        return v
+
+    def _rebind(self, st: Any) -> PlayerBase:
+        return st.players[self.seat]
+
+    def __str__(self) -> str:
+        return f"player {self.seat}"
+
+    def __repr__(self) -> str:
+        return f"<player {self.seat}>"
+
+
+def _var_prop(name: str) -> property:
+    return property(lambda self: self.st.pvars[self.seat][name])
+
+
+def _view_prop(kind: Kind) -> property:
+    return property(lambda self: self.view_of(kind))
+
+
+def _define_prop(fn: S.Fn) -> property:
+    return property(lambda self: fn(self.st, {"player": self}))
+
+
+class GameBuild:
+    """The compiled parts a Game is made of."""
+
+    def __init__(self, src: Source, params: dict[str, Any]) -> None:
+        self.src = src
+        self.b = Builder(src, params)
+        self.params = params
+        self.data = src.data
+        self.runs: list[tuple[Path_, S.Run]] = []
+        self.kinds: dict[str, Kind] = {}
+
+    def build(self) -> dict[str, Any]:
+        b, data = self.b, self.data
+        out: dict[str, Any] = {"params": self.params}
+        players = data.get("players", {})
+        out["min_players"] = players.get("min", 1)
+        out["max_players"] = players.get("max", out["min_players"])
+        if out["min_players"] > out["max_players"]:
+            b.error(("players",), "players: min is greater than max")
+
+        # variables
+        gvar_init, pvar_init, resets_p, resets_g = {}, {}, [], []
+        gvar_types, pvar_types = {}, {}
+        for name, decl in (data.get("vars") or {}).items():
+            init = decl.get("init", 0)
+            t = _VAR_TYPES.get(type(init), ANY)
+            if decl.get("per") == "player":
+                pvar_init[name], pvar_types[name] = init, t
+                if decl.get("reset") == "turn":
+                    resets_p.append((name, init))
+            else:
+                gvar_init[name], gvar_types[name] = init, t
+                if decl.get("reset") == "turn":
+                    resets_g.append((name, init))
+        out.update(gvar_init=gvar_init, pvar_init=pvar_init, turn_resets_player=resets_p,
+                   turn_resets_game=resets_g)
+
+        # components: declare types first, compile their expressions once all names exist
+        kinds: list[Kind] = []
+        for name, conf in (data.get("components") or {}).items():
+            cls = REGISTRY.get(conf.get("kind"))
+            if cls is None:
+                b.unknown(("components", name, "kind"), "component kind", conf.get("kind"),
+                          sorted(REGISTRY))
+                continue
+            kind = cls(name, conf, conf.get("per") == "player", len(kinds))
+            b.path = ("components", name)
+            kind.declare(b)
+            kinds.append(kind)
+        out["components"] = kinds
+        clash = set(gvar_types) & {k.name for k in kinds}
+        for name in clash:
+            b.error(("vars", name), f"'{name}' is both a variable and a component")
+
+        player_t = ObjT("Player", {"seat": INT, "is_active": BOOL, "is_start": BOOL})
+        player_t.attrs.update(pvar_types)
+        ns: dict[str, Any] = {}
+        for name in pvar_init:
+            ns[name] = _var_prop(name)
+        for kind in kinds:
+            if kind.per_player:
+                t = kind.player_type()
+                if t is not None:
+                    player_t.attrs[kind.name] = t
+                    ns[kind.name] = _view_prop(kind)
+        self.player_t = player_t
+        b.player_t = player_t
+        b.compile_steps = self.steps
+        self.kinds = {k.name: k for k in kinds}
+
+        globs: dict[str, Global] = {
+            "players": Global(ListT(player_t), lambda st: st.players),
+            "active": Global(player_t, lambda st: st.players[st.active]),
+            "turn": Global(INT, lambda st: st.turn),
+            "player_count": Global(INT, lambda st: st.n),
+        }
+        for name, t in gvar_types.items():
+            globs[name] = Global(t, lambda st, n=name: st.gvars[n])
+        for kind in kinds:
+            t = kind.global_type()
+            if t is not None:
+                globs[kind.name] = Global(t, lambda st, i=kind.index: st.gviews[i])
+        self.scope = Scope(self.params, globs, {})
+        self.pscope = self.scope.with_locals(player=player_t)
+
+        # definitions: named expressions, per player (attributes of a player) or global
+        for name, decl in (data.get("define") or {}).items():
+            path = ("define", name)
+            if isinstance(decl, dict):
+                per, text, path = decl.get("per"), decl.get("expr"), path + ("expr",)
+            else:
+                per, text = None, decl
+            if name in player_t.attrs or name in globs:
+                b.error(("define", name), f"'{name}' is already defined")
+                continue
+            if per == "player":
+                c = b.expr(path, text, self.pscope)
+                if c is not None:
+                    player_t.attrs[name] = c.type
+                    ns[name] = _define_prop(c.fn)
+            else:
+                c = b.expr(path, text, self.scope)
+                if c is not None:
+                    globs[name] = Global(c.type, lambda st, f=c.fn: f(st, {}))
+                    self.scope = Scope(self.params, globs, {})
+                    self.pscope = self.scope.with_locals(player=player_t)
+        out["player_class"] = type("Player", (PlayerBase,), ns)
+
+        for kind in kinds:
+            b.path = ("components", kind.name)
+            kind.compile(b, self.scope)
+
+        # the flow
+        flow = data.get("flow") or {}
+        runs = self.runs
+        procs = flow.get("procedures") or {}
+        compiled_procs = {}
+        for name, body in procs.items():
+            compiled_procs[name] = self.steps(("flow", "procedures", name), body, self.scope)
+        out["setup"] = self.steps(("flow", "setup"), flow.get("setup") or [], self.scope)
+        out["turn_steps"] = self.steps(("flow", "turn"), flow.get("turn") or [], self.scope)
+        if not out["turn_steps"]:
+            b.error(("flow",), "the flow has no turn steps")
+        first = flow.get("first_player")
+        if first is not None:
+            c = b.expr(("flow", "first_player"), first, self.scope)
+            if c is not None:
+                out["first_player"] = _seat_of(c)
+        else:
+            out["first_player"] = None
+        unused = set(compiled_procs) - {r.name for _p, r in runs}
+        for name in sorted(unused):
+            b.error(("flow", "procedures", name), f"procedure '{name}' is never run",
+                    "every part of the flow must be reachable; remove it or `run:` it")
+
+        # triggers, end, score
+        triggers = []
+        for i, trig in enumerate(data.get("triggers") or []):
+            path = ("triggers", i)
+            iterate, scope = (None, self.scope)
+            if "for" in trig:
+                iterate, scope = b.bindings(path + ("for",), trig["for"], self.scope)
+            cond = b.fn(path + ("when",), trig.get("when"), scope, BOOL)
+            body = self.steps(path + ("do",), trig.get("do") or [], scope)
+            for s in body:
+                if not s.pure:
+                    b.error(path + ("do",), "a trigger may only have effects, "
+                                            "not decisions or chance steps")
+            triggers.append(S.Trigger(iterate, cond, body, b.where(path)))
+        out["triggers"] = triggers
+        self.resolve_runs(compiled_procs)
+
+        end = data.get("end") or {}
+        when = end.get("when")
+        conds = []
+        if isinstance(when, dict):
+            for reason, text in when.items():
+                conds.append((str(reason), b.fn(("end", "when", reason), text, self.scope, BOOL)))
+        elif when is not None:
+            conds.append(("end condition", b.fn(("end", "when"), when, self.scope, BOOL)))
+        out["end_conditions"] = conds
+        out["finish"] = end.get("finish", "now")
+        out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
+        return out
+
+    def resolve_runs(self, procs: dict[str, tuple[S.Step, ...]]) -> None:
+        """Point every `run:` at its procedure; a run whose procedure only has effects runs inline.
+
+        Purity is found as a fixed point from "impure", so a procedure that runs itself
+        stays on the stack machine, where the step budget stops it.
+        """
+        for path, run in self.runs:
+            if run.name not in procs:
+                self.b.unknown(path, "procedure", run.name, list(procs))
+            else:
+                run.steps = procs[run.name]
+        changed = True
+        while changed:
+            changed = False
+            for _path, run in self.runs:
+                if not run.pure and run.steps and all(s.pure for s in run.steps):
+                    run.pure = changed = True
+
+    # ---- steps -------------------------------------------------------------------------------
+    def steps(self, path: Path_, items: Any, scope: Scope) -> tuple[S.Step, ...]:
+        if not isinstance(items, list):
+            items = [items]
+        out = []
+        for i, item in enumerate(items):
+            step = self.step(path + (i,), item, scope)
+            if step is not None:
+                step.where = self.b.where(path + (i,))
+                out.append(step)
+        return tuple(out)
+
+    def step(self, path: Path_, item: Any, scope: Scope) -> S.Step | None:
+        b = self.b
+        if not isinstance(item, dict):
+            b.error(path, "a step must be a mapping such as `roll: dice`")
+            return None
+        keywords = step_keywords()
+        mains = [k for k in item if k in keywords]
+        if len(mains) != 1:
+            if not mains:
+                unknown = [k for k in item if k not in ("then", "else", "do")]
+                if unknown:
+                    b.unknown(path + (unknown[0],), "step", unknown[0], keywords)
+                else:
+                    b.error(path, "this step has no action key")
+            else:
+                b.error(path, f"a step has one action key, this one has {', '.join(mains)}",
+                        "split it into several steps")
+            return None
+        key = mains[0]
+        extra = [k for k in item if k != key and k not in STEP_MODIFIERS.get(key, ())]
+        if extra:
+            b.error(path + (extra[0],), f"'{extra[0]}' does not belong to a `{key}` step")
+        value = item[key]
+        p = path + (key,)
+        if key == "if":
+            cond = b.fn(p, value, scope, BOOL)
+            then = self.steps(path + ("then",), item.get("then") or [], scope)
+            other = self.steps(path + ("else",), item.get("else") or [], scope)
+            return S.If(cond, then, other)
+        if key == "for":
+            iterate, inner = b.bindings(p, value, scope)
+            body = self.steps(path + ("do",), item.get("do") or [], inner)
+            return S.ForEach(iterate or (lambda st, env: ()), body)
+        if key == "run":
+            run = S.Run(str(value))
+            self.runs.append((p, run))
+            return run
+        if key in ("set", "add"):
+            return self.set_step(p, value, scope, key == "add")
+        if key == "say":
+            return S.Say(b.template(p, value, scope))
+        if key in ("choose", "together"):
+            return self.choose(p, value, scope, key == "together")
+        if key in _all_chances():
+            kind = self.kinds.get(value)
+            if kind is None:
+                b.unknown(p, "component", value, list(self.kinds))
+                return None
+            chance = type(kind).chances.get(key)
+            if chance is None:
+                b.error(p, f"component '{value}' ({kind.kind}) cannot be used with `{key}`")
+                return None
+            return S.ChanceStep(key, kind.index, chance)
+        return self.effect(p, key, value, scope)
+
+    def set_step(self, path: Path_, value: Any, scope: Scope, add: bool) -> S.Step | None:
+        b = self.b
+        if not isinstance(value, dict) or len(value) != 1:
+            b.error(path, "expected one `NAME: value` (a variable, or PLAYER.variable)")
+            return None
+        (target, expr), = value.items()
+        target = str(target)
+        who_text, _, var = target.rpartition(".")
+        vpath = path + (target,)
+        expect = NUM if add else None
+        if not who_text:
+            t = self.data.get("vars", {}).get(var)
+            if t is None or t.get("per") == "player":
+                known = [n for n, d in (self.data.get("vars") or {}).items()
+                         if d.get("per") != "player"]
+                b.unknown(path, "game variable", var, known)
+                return None
+            return S.SetVar(var, None, b.fn(vpath, expr, scope, expect), add)
+        who = b.expr(path, who_text, scope)
+        if who is None:
+            return None
+        if who.type is not self.player_t and who.type is not ANY:
+            b.error(path, f"'{who_text}' is not a player")
+            return None
+        decl = (self.data.get("vars") or {}).get(var)
+        if decl is None or decl.get("per") != "player":
+            known = [n for n, d in (self.data.get("vars") or {}).items()
+                     if d.get("per") == "player"]
+            b.unknown(path, "player variable", var, known)
+            return None
+        return S.SetVar(var, who.fn, b.fn(vpath, expr, scope, expect), add)
+
+    def effect(self, path: Path_, key: str, value: Any, scope: Scope) -> S.Step | None:
+        b = self.b
+        _cls, eff = _all_effects()[key]
+        if not isinstance(value, dict):
+            b.error(path, f"`{key}` takes a mapping: {', '.join([eff.target, *eff.args])}")
+            return None
+        for arg in value:
+            if arg != eff.target and arg not in eff.args:
+                b.unknown(path + (arg,), f"argument of `{key}`", arg, [eff.target, *eff.args])
+        missing = [a for a in [eff.target, *eff.args] if a not in value and a not in eff.optional]
+        if missing:
+            b.error(path, f"`{key}` needs {', '.join(missing)}")
+            return None
+        target = b.expr(path + (eff.target,), value[eff.target], scope)
+        if target is None:
+            return None
+        if target.type is not ANY and getattr(target.type, "name", None) != eff.target_type:
+            b.error(path + (eff.target,), f"`{key}` needs a {eff.target_type} as {eff.target}, "
+                    f"got {target.type.name}")
+        args = [b.fn(path + (a,), value[a], scope, t) if a in value else (lambda st, env: None)
+                for a, t in eff.args.items()]
+        return S.Effect(target.fn, eff.method, args)
+
+    def choose(self, path: Path_, value: Any, scope: Scope, together: bool) -> S.Step | None:
+        b = self.b
+        if not isinstance(value, dict):
+            b.error(path, "expected a mapping with `options:`")
+            return None
+        pass_label = value.get("pass")
+        if pass_label is True:
+            pass_label = "pass"
+        elif pass_label is False:
+            pass_label = None
+        options = []
+        inner = scope.with_locals(player=self.player_t)
+        for i, opt in enumerate(value.get("options") or []):
+            options.append(self.option(path + ("options", i), opt, inner))
+        if not options and pass_label is None:
+            b.error(path, "a decision needs options (or `pass:`)")
+        if together:
+            who = value.get("who", "everyone")
+            if who != "everyone":
+                b.error(path + ("who",), "`together` takes `who: everyone` (every seat, from "
+                        "the active player on)")
+
+            def seats(st: Any, env: dict) -> list[int]:
+                n, a = st.n, st.active
+                return [(a + k) % n for k in range(n)]
+
+            if "none" in value:
+                b.error(path + ("none",), "`none:` belongs to `choose`; in `together` a seat "
+                        "without options is skipped")
+            return S.Together(seats, options, pass_label)
+        who = b.expr(path + ("who",), value.get("who", "active"), scope)
+        none = None
+        if "none" in value:
+            none = self.steps(path + ("none",), value["none"] or [], scope)
+        return S.Choose(who.fn if who else _broken, options, pass_label, none)
+
+    def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:
+        b = self.b
+        iterate = None
+        if "for" in opt:
+            iterate, scope = b.bindings(path + ("for",), opt["for"], scope)
+        lets = []
+        for name, text in (opt.get("let") or {}).items():
+            c = b.expr(path + ("let", name), text, scope)
+            if c is not None:
+                lets.append((str(name), c.fn))
+                scope = scope.with_locals(**{str(name): c.type})
+        cond = b.fn(path + ("if",), opt["if"], scope, BOOL) if "if" in opt else None
+        if "label" not in opt:
+            b.error(path, "an option needs a `label:`")
+            label = _broken
+        else:
+            label = b.template(path + ("label",), opt["label"], scope)
+        steps = self.steps(path + ("do",), opt.get("do") or [], scope)
+        return S.Option(iterate, lets, cond, label, steps)
+
+
+def _seat_of(c: Compiled) -> Callable[[Any], int]:
+    fn = c.fn
+
+    def seat(st: Any) -> int:
+        v = fn(st, {})
+        return v if isinstance(v, int) else v.seat
+
+    return seat

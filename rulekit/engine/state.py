@@ -1,0 +1,303 @@
+"""A game in progress: the one API that bots, the CLI, the simulator and tests use."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import TYPE_CHECKING, Any
+
+from rulekit.engine.steps import Action, Decision, SeqFrame, WindowFrame
+from rulekit.errors import ChanceError, FlowError, IllegalActionError, RulekitError
+
+if TYPE_CHECKING:
+    from rulekit.engine.game import Game
+
+
+class State:
+    """One game: components, variables, the flow's position, the log.
+
+    Everything mutable is plain lists and dicts, so that `clone` is a handful of
+    shallow copies and never a deepcopy.
+    """
+
+    def __init__(self, game: Game, players: int, seed: int | None) -> None:
+        self.game = game
+        self.n = players
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.gvars: dict[str, Any] = dict(game.gvar_init)
+        self.pvars: list[dict[str, Any]] = [dict(game.pvar_init) for _ in range(players)]
+        self.active = 0
+        self.start = 0
+        self.turn = 0
+        self.over = False
+        self.end_reason: str | None = None
+        self._ending = False
+        self._steps_left = game.max_steps
+        self.log: list[dict] = []
+        self._pending: Decision | None = None
+        self._pending_chance: Any = None
+        self._stack: list = []
+        self._dirty = False
+        self.comps: list[Any] = [kind.new_state(self) for kind in game.components]
+        self._make_views()
+        self._stack.append(SeqFrame(game.setup, {}, "setup"))
+        self._run()
+
+    def _make_views(self) -> None:
+        self.players = [self.game.player_class(self, i) for i in range(self.n)]
+        self.gviews = [k.global_view(self) for k in self.game.components]
+
+    # ---- the public API ---------------------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self.over
+
+    @property
+    def is_chance(self) -> bool:
+        return self._pending_chance is not None
+
+    @property
+    def current_player(self) -> int | None:
+        """The seat that decides now (None while a chance step is due or the game is over)."""
+        return self._pending.seat if self._pending is not None else None
+
+    @property
+    def active_player(self) -> int:
+        return self.active
+
+    def legal_actions(self) -> list[Action]:
+        if self._pending is None:
+            if self.over:
+                raise IllegalActionError("the game is over: there are no legal actions")
+            raise IllegalActionError("a chance step is due: call resolve_chance() first")
+        return list(self._pending.actions)
+
+    def apply(self, action: Action | str) -> None:
+        """Play a legal action (or its label); an illegal one raises and changes nothing."""
+        pending = self._pending
+        label = action.label if isinstance(action, Action) else action
+        if pending is None:
+            why = "the game is over" if self.over else "a chance step is due"
+            raise IllegalActionError(f"cannot play {label!r}: {why}")
+        chosen = pending.by_label.get(label)
+        if chosen is None or (isinstance(action, Action) and action.seat != pending.seat):
+            legal = ", ".join(a.label for a in pending.actions)
+            raise IllegalActionError(f"{label!r} is not a legal action for seat {pending.seat}; "
+                                     f"legal: {legal}")
+        self._pending = None
+        self.log.append({"seat": pending.seat, "action": label})
+        window = pending.window
+        if window is not None:
+            window.choices.append(chosen)
+            window.k += 1
+        elif chosen.steps:
+            self._stack.append(SeqFrame(chosen.steps, chosen.env))
+        self._run()
+
+    def resolve_chance(self, outcome: Any = None) -> Any:
+        """Sample the due chance step from the game's RNG, or impose `outcome`; returns it."""
+        step = self._pending_chance
+        if step is None:
+            raise ChanceError("no chance step is due now")
+        view = self.gviews[step.component]
+        if outcome is None:
+            outcome = step.chance.sample(view, self.rng)
+        else:
+            why = step.chance.check(view, outcome)
+            if why:
+                raise ChanceError(f"impossible {step.name} outcome {json.dumps(outcome)}: {why}")
+        self._pending_chance = None
+        step.chance.apply(view, outcome)
+        self.log.append({"chance": step.name, "outcome": outcome})
+        self._run()
+        return outcome
+
+    def scores(self) -> list[int]:
+        fn = self.game.score
+        out = []
+        for p in self.players:
+            value = fn(self, {"player": p})
+            out.append(int(round(value)))
+        return out
+
+    def winners(self) -> list[int]:
+        scores = self.scores()
+        best = max(scores)
+        return [i for i, s in enumerate(scores) if s == best]
+
+    def clone(self) -> State:
+        """An independent copy: shallow copies of plain data, views re-made for the copy."""
+        c = State.__new__(State)
+        c.__dict__.update(self.__dict__)
+        c.rng = random.Random()
+        c.rng.setstate(self.rng.getstate())
+        c.gvars = dict(self.gvars)
+        c.pvars = [dict(p) for p in self.pvars]
+        c.log = list(self.log)
+        c.comps = [kind.copy_state(s) for kind, s in zip(self.game.components, self.comps)]
+        c._make_views()
+        stack = []
+        for f in self._stack:
+            nf = f.copy()
+            nf.env = _rebind_env(f.env, c)
+            if nf.__class__ is WindowFrame:
+                nf.choices = [_rebind_action(a, c) for a in f.choices]
+            stack.append(nf)
+        c._stack = stack
+        d = self._pending
+        if d is not None:
+            window = stack[-1] if d.window is not None else None
+            c._pending = Decision(d.seat, [_rebind_action(a, c) for a in d.actions], window)
+        return c
+
+    def preview(self, action: Action | str) -> State:
+        """A copy with the action's effects applied at once, for bots that evaluate moves.
+
+        Unlike `apply`, effects deferred by a window of simultaneous decisions happen
+        immediately; the copy is for reading scores and components, not for playing on.
+        """
+        label = action.label if isinstance(action, Action) else action
+        pending = self._pending
+        chosen = pending.by_label.get(label) if pending is not None else None
+        if chosen is None:
+            raise IllegalActionError(f"{label!r} is not a legal action now")
+        c = self.clone()
+        if all(step.pure for step in chosen.steps):
+            env = c._pending.by_label[label].env
+            try:
+                for step in chosen.steps:
+                    step.run(c, env)
+            except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+                raise FlowError(f"the game file's rules failed at run time: {exc!r}") from exc
+        else:
+            c.apply(label)
+        return c
+
+    def view(self, seat: int | None = None) -> dict:
+        """What `seat` may see, as plain data; hidden hands and stock order are masked."""
+        g = self.game
+        return {
+            "game": g.name,
+            "players": self.n,
+            "seat": seat,
+            "active": self.active,
+            "start": self.start,
+            "turn": self.turn,
+            "current_player": self.current_player,
+            "is_over": self.over,
+            "end_reason": self.end_reason,
+            "vars": dict(self.gvars),
+            "player_vars": [dict(p) for p in self.pvars],
+            "components": {k.name: k.snapshot(self, seat) for k in g.components},
+            "legal_actions": [a.label for a in self._pending.actions]
+            if self._pending is not None and (seat is None or seat == self._pending.seat) else [],
+        }
+
+    def render(self, seat: int | None = None) -> str:
+        """The game as text for a person at `seat`."""
+        return self.game.render(self, seat)
+
+    def __repr__(self) -> str:
+        return f"<State {self.game.name} turn={self.turn} active={self.active} over={self.over}>"
+
+    # ---- the machine --------------------------------------------------------------------------
+    def _run(self) -> None:
+        """Advance through steps until a decision or chance outcome is due, or the game ends."""
+        stack = self._stack
+        game = self.game
+        try:
+            while not self.over:
+                top = stack[-1]
+                if top.__class__ is SeqFrame:
+                    i = top.i
+                    if self._dirty and top.checks:
+                        self._dirty = False
+                        self._after_step()
+                        if self.over:
+                            return
+                    if i >= len(top.steps):
+                        stack.pop()
+                        if not stack:
+                            self._next_turn(top.role)
+                        continue
+                    top.i = i + 1
+                    step = top.steps[i]
+                    if top.checks:
+                        self._dirty = True
+                    self._steps_left -= 1
+                    if self._steps_left < 0 or len(stack) > 200:
+                        raise FlowError(
+                            f"{step.where}: the game did not end within {game.max_steps} "
+                            "steps; does its end condition ever hold?")
+                    if step.run(self, top.env):
+                        return
+                elif top.k < len(top.seats):
+                    seat = top.seats[top.k]
+                    actions = top.step.actions(self, seat, top.env)
+                    if not actions:
+                        top.k += 1
+                        continue
+                    self._pending = Decision(seat, actions, top)
+                    return
+                else:
+                    stack.pop()
+                    for action in reversed(top.choices):
+                        if action.steps:
+                            stack.append(SeqFrame(action.steps, action.env))
+        except RulekitError:
+            raise
+        except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+            raise FlowError(f"the game file's rules failed at run time: {exc!r}") from exc
+
+    def _after_step(self) -> None:
+        game = self.game
+        for trigger in game.triggers:
+            trigger.fire(self)
+        if self._ending:
+            return
+        for reason, cond in game.end_conditions:
+            if cond(self, {}):
+                self.end_reason = reason
+                if game.finish == "now":
+                    self.over = True
+                else:
+                    self._ending = True
+                return
+
+    def _next_turn(self, finished: str) -> None:
+        game = self.game
+        if finished == "setup":
+            self.active = self.start = game.first_player(self) if game.first_player else 0
+            self.turn = 1
+        else:
+            self.active = (self.active + 1) % self.n
+            self.turn += 1
+            if self._ending and self.active == self.start:
+                self.over = True
+                return
+        for name, value in game.turn_resets_player:
+            for p in self.pvars:
+                p[name] = value
+        for name, value in game.turn_resets_game:
+            self.gvars[name] = value
+        self._dirty = False
+        self._stack.append(SeqFrame(game.turn_steps, {}, "turn", True))
+
+
+def rebind(value: Any, st: State) -> Any:
+    """The same view (player, row, dice ...) but of another state; other values unchanged."""
+    f = getattr(value, "_rebind", None)
+    if f is not None:
+        return f(st)
+    if value.__class__ is list:
+        return [rebind(v, st) for v in value]
+    return value
+
+
+def _rebind_env(env: dict, st: State) -> dict:
+    return {k: rebind(v, st) for k, v in env.items()}
+
+
+def _rebind_action(a: Action, st: State) -> Action:
+    return Action(a.label, a.seat, a.steps, _rebind_env(a.env, st))

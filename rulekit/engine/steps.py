@@ -1,0 +1,331 @@
+"""The steps of the one phase/turn machine, compiled once when a game loads.
+
+A step either runs to completion (`pure`: effects, and ifs and loops made of them)
+or may pause the game for a decision or a chance outcome. Pure steps run inline;
+the others push frames on the state's stack so that a paused game is plain data
+that `clone` can copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rulekit.errors import FlowError
+
+if TYPE_CHECKING:
+    from rulekit.engine.state import State
+
+Fn = Callable[[Any, dict], Any]
+
+#: how often a trigger may fire after one step before it counts as a loop that never ends
+MAX_TRIGGER_FIRINGS = 100
+
+
+class Step:
+    pure = True
+    where = ""  # "file:line:col" of the step, for run-time errors
+
+    def run(self, st: State, env: dict) -> bool:
+        """Run; True when the game now waits for a decision or chance outcome."""
+        raise NotImplementedError
+
+
+def run_pure(steps: tuple[Step, ...], st: State, env: dict) -> None:
+    for step in steps:
+        step.run(st, env)
+
+
+class SeqFrame:
+    """A list of steps in progress: the turn, a branch, an action's effects.
+
+    `checks` marks the turn and the blocks (if, for, run) nested in it: after each of
+    their steps the engine fires triggers and checks the end. An action's own effects
+    are one step of the turn and are not interrupted.
+    """
+
+    __slots__ = ("steps", "i", "env", "role", "checks")
+
+    def __init__(self, steps: tuple[Step, ...], env: dict, role: str = "",
+                 checks: bool = False) -> None:
+        self.steps = steps
+        self.i = 0
+        self.env = env
+        self.role = role
+        self.checks = checks
+
+    def copy(self) -> SeqFrame:
+        f = SeqFrame(self.steps, self.env, self.role, self.checks)
+        f.i = self.i
+        return f
+
+
+def push_block(st: State, steps: tuple[Step, ...], env: dict) -> None:
+    """Push a nested block; it inherits whether the end is checked between its steps."""
+    st._stack.append(SeqFrame(steps, env, "", st._stack[-1].checks))
+
+
+class WindowFrame:
+    """Every seat in turn decides; the chosen actions' effects run afterwards, in seat order."""
+
+    __slots__ = ("step", "seats", "k", "choices", "env")
+
+    def __init__(self, step: Together, seats: list[int], env: dict) -> None:
+        self.step = step
+        self.seats = seats
+        self.k = 0
+        self.choices: list = []
+        self.env = env
+
+    def copy(self) -> WindowFrame:
+        f = WindowFrame(self.step, self.seats, self.env)
+        f.k = self.k
+        f.choices = list(self.choices)
+        return f
+
+
+class Effect(Step):
+    """A building block's effect: evaluate the target view and the arguments, call its method."""
+
+    def __init__(self, target: Fn, method: str, args: list[Fn]) -> None:
+        self.target = target
+        self.method = method
+        self.args = args
+
+    def run(self, st: State, env: dict) -> bool:
+        view = self.target(st, env)
+        getattr(view, self.method)(*[a(st, env) for a in self.args])
+        return False
+
+
+class SetVar(Step):
+    """`set:` / `add:` on a game variable or a player's variable."""
+
+    def __init__(self, name: str, who: Fn | None, value: Fn, add: bool) -> None:
+        self.name = name
+        self.who = who
+        self.value = value
+        self.add = add
+
+    def run(self, st: State, env: dict) -> bool:
+        value = self.value(st, env)
+        if self.who is None:
+            store = st.gvars
+        else:
+            store = st.pvars[self.who(st, env).seat]
+        if self.add:
+            store[self.name] += value
+        else:
+            store[self.name] = value
+        return False
+
+
+class Say(Step):
+    """`say:` puts a line of text in the log, for people watching the game."""
+
+    def __init__(self, text: Fn) -> None:
+        self.text = text
+
+    def run(self, st: State, env: dict) -> bool:
+        st.log.append({"say": self.text(st, env)})
+        return False
+
+
+class If(Step):
+    def __init__(self, cond: Fn, then: tuple[Step, ...], other: tuple[Step, ...]) -> None:
+        self.cond = cond
+        self.then = then
+        self.other = other
+        self.pure = all(s.pure for s in then + other)
+
+    def run(self, st: State, env: dict) -> bool:
+        steps = self.then if self.cond(st, env) else self.other
+        if self.pure:
+            for step in steps:
+                step.run(st, env)
+        elif steps:
+            push_block(st, steps, env)
+        return False
+
+
+class ForEach(Step):
+    def __init__(self, iterate: Callable, body: tuple[Step, ...]) -> None:
+        self.iterate = iterate
+        self.body = body
+        self.pure = all(s.pure for s in body)
+
+    def run(self, st: State, env: dict) -> bool:
+        if self.pure:
+            body = self.body
+            for inner in self.iterate(st, env):
+                for step in body:
+                    step.run(st, env=inner)
+            return False
+        checks = st._stack[-1].checks
+        frames = [SeqFrame(self.body, inner, "", checks) for inner in self.iterate(st, env)]
+        st._stack.extend(reversed(frames))
+        return False
+
+
+class Run(Step):
+    """`run: NAME` runs a named procedure (resolved after all procedures are compiled)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.steps: tuple[Step, ...] = ()
+        self.pure = False
+
+    def run(self, st: State, env: dict) -> bool:
+        if self.pure:
+            for step in self.steps:
+                step.run(st, env)
+        elif self.steps:
+            push_block(st, self.steps, env)
+        return False
+
+
+class ChanceStep(Step):
+    """A roll, shuffle or deal: the game waits for `resolve_chance`."""
+
+    pure = False
+
+    def __init__(self, name: str, component: int, chance: Any) -> None:
+        self.name = name
+        self.component = component
+        self.chance = chance
+
+    def run(self, st: State, env: dict) -> bool:
+        st._pending_chance = self
+        return True
+
+
+@dataclass
+class Option:
+    """One way of generating options of a decision."""
+
+    iterate: Callable | None
+    lets: list[tuple[str, Fn]]
+    cond: Fn | None
+    label: Fn
+    steps: tuple[Step, ...]
+
+
+class Action:
+    """A legal move; `label` is stable and unique among the legal actions of its moment."""
+
+    __slots__ = ("label", "seat", "steps", "env")
+
+    def __init__(self, label: str, seat: int, steps: tuple[Step, ...], env: dict) -> None:
+        self.label = label
+        self.seat = seat
+        self.steps = steps
+        self.env = env
+
+    def __repr__(self) -> str:
+        return f"Action({self.label!r})"
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Action):
+            return self.label == other.label and self.seat == other.seat
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.label, self.seat))
+
+
+class Decision:
+    """The decision the game waits for: who decides and the legal actions."""
+
+    __slots__ = ("seat", "actions", "by_label", "window")
+
+    def __init__(self, seat: int, actions: list[Action], window: WindowFrame | None) -> None:
+        self.seat = seat
+        self.actions = actions
+        self.by_label = {a.label: a for a in actions}
+        self.window = window
+
+
+class Choose(Step):
+    pure = False
+
+    def __init__(self, who: Fn, options: list[Option], pass_label: str | None,
+                 none: tuple[Step, ...] | None) -> None:
+        self.who = who
+        self.options = options
+        self.pass_label = pass_label
+        self.none = none
+
+    def actions(self, st: State, seat: int, env: dict) -> list[Action]:
+        player = st.players[seat]
+        base = dict(env)
+        base["player"] = player
+        out: list[Action] = []
+        seen: set[str] = set()
+        for opt in self.options:
+            if opt.iterate is None:
+                envs: Any = (dict(base),)
+            else:
+                envs = opt.iterate(st, base)
+            lets, cond, label_fn, steps = opt.lets, opt.cond, opt.label, opt.steps
+            for e in envs:
+                for name, fn in lets:
+                    e[name] = fn(st, e)
+                if cond is not None and not cond(st, e):
+                    continue
+                label = label_fn(st, e)
+                if label in seen:
+                    continue
+                seen.add(label)
+                out.append(Action(label, seat, steps, e))
+        if self.pass_label is not None and self.pass_label not in seen:
+            out.append(Action(self.pass_label, seat, (), base))
+        return out
+
+    def run(self, st: State, env: dict) -> bool:
+        seat = self.who(st, env).seat
+        actions = self.actions(st, seat, env)
+        if actions:
+            st._pending = Decision(seat, actions, None)
+            return True
+        if self.none is None:
+            raise FlowError(f"{self.where}: no legal option for seat {seat} and no `none:` steps")
+        if self.none:
+            push_block(st, self.none, env)
+        return False
+
+
+class Together(Choose):
+    """Every player decides on the same state; the effects resolve together afterwards."""
+
+    def __init__(self, seats: Callable[[State, dict], list[int]], options: list[Option],
+                 pass_label: str | None) -> None:
+        super().__init__(lambda st, env: None, options, pass_label, None)
+        self.seats = seats
+
+    def run(self, st: State, env: dict) -> bool:
+        st._stack.append(WindowFrame(self, self.seats(st, env), env))
+        return False
+
+
+@dataclass
+class Trigger:
+    iterate: Callable | None
+    cond: Fn
+    steps: tuple[Step, ...]
+    where: str
+
+    def fire(self, st: State) -> None:
+        envs = self.iterate(st, {}) if self.iterate is not None else ({},)
+        for env in envs:
+            n = 0
+            while self.cond(st, env):
+                n += 1
+                if n > MAX_TRIGGER_FIRINGS:
+                    raise FlowError(f"{self.where}: the trigger fired {MAX_TRIGGER_FIRINGS} times "
+                                    "after one step; its condition never becomes false")
+                for step in self.steps:
+                    step.run(st, env)

@@ -1,0 +1,32 @@
+"""The rulekit expression language.
+
+Game files hold expressions (conditions, scores, labels). Each is parsed and type-checked
+once, when the file is loaded, and compiled into a plain closure `fn(st, env)` that the
+engine calls while a game runs; nothing is parsed or evaluated from text during play.
+"""
+
+from rulekit.expr.compiler import Compiled, compile_bindings, compile_expr
+from rulekit.expr.errors import ExprError
+from rulekit.expr.scope import Global, Scope
+from rulekit.expr.template import compile_template
+from rulekit.expr.types import ANY, BOOL, INT, NONE, NUM, STR, ListT, Method, ObjT, Type
+
+__all__ = [
+    "ANY",
+    "BOOL",
+    "INT",
+    "NONE",
+    "NUM",
+    "STR",
+    "Compiled",
+    "ExprError",
+    "Global",
+    "ListT",
+    "Method",
+    "ObjT",
+    "Scope",
+    "Type",
+    "compile_bindings",
+    "compile_expr",
+    "compile_template",
+]

@@ -1,0 +1,1371 @@
+"""Compiling parsed expressions into plain Python closures.
+
+Each expression is compiled once, when a game file is loaded, into a closure
+`fn(st, env)`; the engine then calls that closure many times. So all the work that can be
+done up front is done here: names are resolved, types are checked, constant parts are
+computed, and every node gets a closure specialised for its shape (a constant operand, a
+local variable, an attribute chain, ...). A closure never inspects node kinds at run time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import operator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Token, Tree
+
+from rulekit.expr import runtime
+from rulekit.expr.errors import ExprError
+from rulekit.expr.ops import BINARY, COMPARE
+from rulekit.expr.parser import parse
+from rulekit.expr.scope import Scope
+from rulekit.expr.types import (
+    ANY,
+    BOOL,
+    INT,
+    NONE,
+    NUM,
+    STR,
+    ListT,
+    ObjT,
+    Type,
+    fits,
+    is_numeric,
+    join,
+    type_of_value,
+)
+
+Fn = Callable[[Any, dict], Any]
+Pos = tuple[int, int]  # (line, column), both 1-based
+
+# Constant folding must never make loading a game file slow or memory-hungry.
+FOLD_LOOP_LIMIT = 10_000
+FOLD_MAX_BITS = 100_000
+
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A compiled expression: call `fn(st, env)` to evaluate it."""
+
+    fn: Fn
+    type: Type
+    source: str
+    constant: bool
+
+
+class _N:
+    """What the compiler knows about one sub-expression.
+
+    `const`: the value is known now (`value`); `local`: the node is just `env[local]`;
+    `dyn`: the value depends on the game state (or must not be computed early);
+    `free`: local names the value depends on; `err`: an error that computing this constant
+    part raised, reported unless the part turns out to be unreachable;
+    `chain`: (kind, root, attribute path) for merging `a.b.c` into one attrgetter;
+    `iter_fn`: a cheaper closure to use when the value is only iterated over.
+    """
+
+    __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
+                 "iter_fn", "chain")
+
+    def __init__(
+        self,
+        fn: Fn,
+        type_: Type,
+        pos: Pos,
+        *,
+        const: bool = False,
+        value: Any = None,
+        local: str | None = None,
+        dyn: bool = False,
+        free: frozenset[str] = frozenset(),
+        err: ExprError | None = None,
+    ) -> None:
+        self.fn = fn
+        self.type = type_
+        self.pos = pos
+        self.const = const
+        self.value = value
+        self.local = local
+        self.dyn = dyn
+        self.free = free
+        self.err = err
+        self.iter_fn: Fn | None = None
+        self.chain: tuple[str, Any, tuple[str, ...]] | None = None
+
+
+class _Gen:
+    """A compiled generator argument / list comprehension.
+
+    `node` evaluates to the list of values; `lazy` (when not None) returns an iterator so
+    that any()/all()/first() can stop early; `count` (when not None) counts the elements
+    without computing them.
+    """
+
+    __slots__ = ("node", "lazy", "count")
+
+    def __init__(self, node: _N, lazy: Fn | None, count: Fn | None) -> None:
+        self.node = node
+        self.lazy = lazy
+        self.count = count
+
+
+def _constant(value: Any, type_: Type, pos: Pos) -> _N:
+    return _N(lambda st, env: value, type_, pos, const=True, value=value)
+
+
+def _describe(ex: BaseException) -> str:
+    if isinstance(ex, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(ex, KeyError):
+        return f"no entry {ex.args[0]!r}" if ex.args else "no such entry"
+    if isinstance(ex, IndexError):
+        return "index out of range"
+    text = str(ex)
+    return f"{type(ex).__name__}: {text}" if text else type(ex).__name__
+
+
+def _make(
+    fn: Fn,
+    type_: Type,
+    pos: Pos,
+    kids: list[_N],
+    *,
+    dyn: bool = False,
+    free: set[str] | frozenset[str] | None = None,
+) -> _N:
+    """A node computed from `kids` by `fn`; folded to a constant when nothing varies."""
+    err = None
+    names: set[str] = set(free) if free is not None else set()
+    for k in kids:
+        if k.err is not None and err is None:
+            err = k.err
+        if k.dyn:
+            dyn = True
+        if free is None:
+            names |= k.free
+    fr = frozenset(names)
+    if err is not None:
+        return _N(fn, type_, pos, dyn=dyn, free=fr, err=err)
+    if not dyn and not fr:
+        try:
+            value = fn(None, {})
+        except Exception as ex:  # a constant part that always fails
+            bad = ExprError(f"this always fails: {_describe(ex)}", column=pos[1], line=pos[0])
+            return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
+        return _constant(value, type_, pos)
+    return _N(fn, type_, pos, dyn=dyn, free=fr)
+
+
+def _pos(x: Tree | Token) -> Pos:
+    if isinstance(x, Token):
+        return (x.line or 1, x.column or 1)
+    meta = x.meta
+    return (getattr(meta, "line", 1) or 1, getattr(meta, "column", 1) or 1)
+
+
+def _suggest(name: str, candidates: list[str]) -> str | None:
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+def _to_bool(f: Fn) -> Fn:
+    return lambda st, env: bool(f(st, env))
+
+
+def _all_of(fns: list[Fn]) -> Fn:
+    """`f1 and f2 and ...` as one closure."""
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:
+        a, b = fns
+        return lambda st, env: a(st, env) and b(st, env)
+    if len(fns) == 3:
+        a, b, c = fns
+        return lambda st, env: a(st, env) and b(st, env) and c(st, env)
+    tup = tuple(fns)
+
+    def all_of(st: Any, env: dict) -> bool:
+        for f in tup:
+            if not f(st, env):
+                return False
+        return True
+
+    return all_of
+
+
+def _any_of(fns: list[Fn]) -> Fn:
+    """`f1 or f2 or ...` as one closure."""
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:
+        a, b = fns
+        return lambda st, env: a(st, env) or b(st, env)
+    if len(fns) == 3:
+        a, b, c = fns
+        return lambda st, env: a(st, env) or b(st, env) or c(st, env)
+    tup = tuple(fns)
+
+    def any_of(st: Any, env: dict) -> bool:
+        for f in tup:
+            if f(st, env):
+                return True
+        return False
+
+    return any_of
+
+
+def _chain_fn(kind: str, root: Any, path: tuple[str, ...]) -> Fn:
+    get = operator.attrgetter(".".join(path))
+    if kind == "local":
+        return lambda st, env: get(env[root])
+    if kind == "global":
+        return lambda st, env: get(root(st))
+    return lambda st, env: get(root(st, env))
+
+
+def _apply(
+    func: Callable[..., Any], args: list[_N], type_: Type, pos: Pos, dyn: bool = False
+) -> _N:
+    """A call of a plain Python function on compiled arguments."""
+    return _make(_call_fn(func, args), type_, pos, args, dyn=dyn)
+
+
+def _call_fn(func: Callable[..., Any], args: list[_N]) -> Fn:
+    """The closure for `func(args...)`, picked by the shape of the arguments."""
+    n = len(args)
+    if n == 1:
+        a = args[0]
+        if a.local is not None:
+            name = a.local
+            fn: Fn = lambda st, env: func(env[name])  # noqa: E731
+        else:
+            fa = a.fn
+            fn = lambda st, env: func(fa(st, env))  # noqa: E731
+    elif n == 2:
+        a, b = args
+        fa, fb = a.fn, b.fn
+        if b.const:
+            cb = b.value
+            fn = lambda st, env: func(fa(st, env), cb)  # noqa: E731
+        elif a.const:
+            ca = a.value
+            fn = lambda st, env: func(ca, fb(st, env))  # noqa: E731
+        else:
+            fn = lambda st, env: func(fa(st, env), fb(st, env))  # noqa: E731
+    elif n == 3:
+        fa, fb, fc = (x.fn for x in args)
+        fn = lambda st, env: func(fa(st, env), fb(st, env), fc(st, env))  # noqa: E731
+    else:
+        fns = tuple(x.fn for x in args)
+        fn = lambda st, env: func(*[f(st, env) for f in fns])  # noqa: E731
+    return fn
+
+
+def _decode_string(raw: str) -> str:
+    body = raw[1:-1]
+    if "\\" not in body:
+        return body
+    out: list[str] = []
+    i = 0
+    n = len(body)
+    while i < n:
+        ch = body[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = body[i + 1]
+            out.append(_ESCAPES.get(nxt, "\\" + nxt))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
+
+
+def _comparable(t: Type) -> bool:
+    return is_numeric(t) or t is STR or t is ANY
+
+
+class _Compiler:
+    """Turns one parse tree into a `_N`; one instance per compiled text."""
+
+    def __init__(self) -> None:
+        self._dispatch: dict[str, Callable[[Tree, Scope], _N]] = {
+            "int": self._int,
+            "float": self._float,
+            "string": self._string,
+            "true": lambda t, s: _constant(True, BOOL, _pos(t)),
+            "false": lambda t, s: _constant(False, BOOL, _pos(t)),
+            "none": lambda t, s: _constant(None, NONE, _pos(t)),
+            "name": self._name,
+            "attr": self._attr,
+            "index": self._index,
+            "call": self._call,
+            "list": self._list,
+            "listcomp": self._listcomp,
+            "genexp": self._genexp_alone,
+            "cond": self._cond,
+            "or_test": self._or,
+            "and_test": self._and,
+            "not_": self._not,
+            "comparison": self._comparison,
+            "arith": self._arith_chain,
+            "term": self._arith_chain,
+            "power": self._arith_chain,
+            "unary": self._unary,
+        }
+
+    # -- entry -------------------------------------------------------------------------
+
+    def expr(self, tree: Tree, scope: Scope) -> _N:
+        handler = self._dispatch.get(str(tree.data))
+        if handler is None:  # pragma: no cover - the grammar and this table go together
+            raise self._error(f"unsupported expression ({tree.data})", _pos(tree))
+        return handler(tree, scope)
+
+    @staticmethod
+    def _error(message: str, pos: Pos, hint: str | None = None) -> ExprError:
+        return ExprError(message, column=pos[1], line=pos[0], hint=hint)
+
+    # -- literals ----------------------------------------------------------------------
+
+    def _int(self, tree: Tree, scope: Scope) -> _N:
+        return _constant(int(tree.children[0]), INT, _pos(tree))
+
+    def _float(self, tree: Tree, scope: Scope) -> _N:
+        return _constant(float(tree.children[0]), NUM, _pos(tree))
+
+    def _string(self, tree: Tree, scope: Scope) -> _N:
+        return _constant(_decode_string(str(tree.children[0])), STR, _pos(tree))
+
+    def _list(self, tree: Tree, scope: Scope) -> _N:
+        items = [self.expr(c, scope) for c in tree.children]
+        elem: Type | None = None
+        for it in items:
+            elem = it.type if elem is None else join(elem, it.type)
+        type_ = ListT(elem if elem is not None else ANY)
+        fns = [it.fn for it in items]
+        if not fns:
+            fn: Fn = lambda st, env: []  # noqa: E731
+        elif len(fns) == 1:
+            a = fns[0]
+            fn = lambda st, env: [a(st, env)]  # noqa: E731
+        elif len(fns) == 2:
+            a, b = fns
+            fn = lambda st, env: [a(st, env), b(st, env)]  # noqa: E731
+        elif len(fns) == 3:
+            a, b, c = fns
+            fn = lambda st, env: [a(st, env), b(st, env), c(st, env)]  # noqa: E731
+        else:
+            tup = tuple(fns)
+            fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
+        return _make(fn, type_, _pos(tree), items)
+
+    # -- names -------------------------------------------------------------------------
+
+    def _name(self, tree: Tree, scope: Scope) -> _N:
+        tok = tree.children[0]
+        name = str(tok)
+        pos = _pos(tok)
+        if name == "params":
+            raise self._error(
+                "'params' needs a parameter name after it, like params.target", pos
+            )
+        local_t = scope.locals.get(name)
+        if local_t is not None:
+            node = _N(lambda st, env: env[name], local_t, pos, local=name,
+                      free=frozenset((name,)))
+            node.chain = ("local", name, ())
+            return node
+        glob = scope.globals.get(name)
+        if glob is not None:
+            get = glob.get
+            node = _N(lambda st, env: get(st), glob.type, pos, dyn=True)
+            node.chain = ("global", get, ())
+            return node
+        raise self._unknown_name(name, pos, scope)
+
+    def _unknown_name(self, name: str, pos: Pos, scope: Scope) -> ExprError:
+        if name in scope.params:
+            hint: str | None = f"did you mean 'params.{name}'?"
+        elif name in BUILTINS:
+            hint = f"{name} is a function: call it, like {name}(...)"
+        else:
+            hint = _suggest(name, scope.names() + ["params"])
+        return self._error(f"unknown name '{name}'", pos, hint)
+
+    @staticmethod
+    def _is_params(tree: Tree | Token) -> bool:
+        return isinstance(tree, Tree) and tree.data == "name" and tree.children[0] == "params"
+
+    def _param(self, name: str, pos: Pos, scope: Scope) -> _N:
+        if name not in scope.params:
+            raise self._error(
+                f"unknown parameter '{name}'", pos, _suggest(name, list(scope.params))
+            )
+        value = scope.params[name]
+        return _constant(value, type_of_value(value), pos)
+
+    # -- attributes, indexing ------------------------------------------------------------
+
+    def _attr(self, tree: Tree, scope: Scope) -> _N:
+        base_t, name_tok = tree.children
+        name = str(name_tok)
+        if self._is_params(base_t):
+            return self._param(name, _pos(name_tok), scope)
+        base = self.expr(base_t, scope)
+        return self._get_attr(base, name, _pos(name_tok))
+
+    def _get_attr(self, base: _N, name: str, pos: Pos) -> _N:
+        t = base.type
+        if base.const and isinstance(base.value, dict):
+            entries = base.value
+            if name not in entries:
+                raise self._error(
+                    f"no entry '{name}' here", pos, _suggest(name, [str(k) for k in entries])
+                )
+            value = entries[name]
+            return _constant(value, type_of_value(value), base.pos)
+        if isinstance(t, ObjT):
+            attr_t = t.attrs.get(name)
+            if attr_t is None:
+                if name in t.methods:
+                    raise self._error(
+                        f"'{name}' is a method of {t.name}: call it, like {name}(...)", pos
+                    )
+                raise self._error(
+                    f"{t.name} has no attribute '{name}'",
+                    pos,
+                    _suggest(name, list(t.attrs) + list(t.methods)),
+                )
+        elif t is ANY:
+            attr_t = ANY
+        else:
+            raise self._error(f"{t.name} has no attribute '{name}'", pos)
+        if base.chain is not None:
+            kind, root, path = base.chain
+        else:
+            kind, root, path = "expr", base.fn, ()
+        path = path + (name,)
+        node = _make(_chain_fn(kind, root, path), attr_t, base.pos, [base])
+        if not node.const:
+            node.chain = (kind, root, path)
+        return node
+
+    def _index(self, tree: Tree, scope: Scope) -> _N:
+        base_t, key_t = tree.children
+        base = self.expr(base_t, scope)
+        key = self.expr(key_t, scope)
+        bt, kt = base.type, key.type
+        if isinstance(bt, ListT) or bt is STR:
+            if kt is not INT and kt is not ANY:
+                raise self._error(f"an index into {bt.name} must be an int, got {kt.name}",
+                                  key.pos)
+            result = bt.elem if isinstance(bt, ListT) else STR
+        elif isinstance(bt, ObjT):
+            if bt.index is None:
+                raise self._error(f"{bt.name} cannot be indexed with [...]", key.pos)
+            key_type, result = bt.index
+            if not fits(kt, key_type):
+                raise self._error(
+                    f"{bt.name} is indexed by {key_type.name}, got {kt.name}", key.pos
+                )
+        elif bt is ANY:
+            result = ANY
+        else:
+            raise self._error(f"{bt.name} cannot be indexed with [...]", key.pos)
+        fb, fk = base.fn, key.fn
+        if key.const:
+            ck = key.value
+            if base.local is not None:
+                name = base.local
+                fn: Fn = lambda st, env: env[name][ck]  # noqa: E731
+            else:
+                fn = lambda st, env: fb(st, env)[ck]  # noqa: E731
+        elif base.const:
+            cb = base.value
+            fn = lambda st, env: cb[fk(st, env)]  # noqa: E731
+        else:
+            fn = lambda st, env: fb(st, env)[fk(st, env)]  # noqa: E731
+        return _make(fn, result, base.pos, [base, key])
+
+    # -- calls -------------------------------------------------------------------------
+
+    def _call(self, tree: Tree, scope: Scope) -> _N:
+        func_t, *arg_ts = tree.children
+        if isinstance(func_t, Tree) and func_t.data == "attr":
+            return self._method_call(func_t, arg_ts, scope)
+        if isinstance(func_t, Tree) and func_t.data == "name":
+            tok = func_t.children[0]
+            name = str(tok)
+            pos = _pos(tok)
+            handler = _BUILTIN_HANDLERS.get(name)
+            if handler is None:
+                if name in scope.locals or name in scope.globals:
+                    raise self._error(f"'{name}' is not a function", pos)
+                raise self._error(f"unknown function '{name}'", pos,
+                                  _suggest(name, list(BUILTINS)))
+            args, gen = self._args(arg_ts, scope)
+            return handler(self, name, pos, args, gen)
+        raise self._error("only built-in functions and methods can be called", _pos(func_t))
+
+    def _args(self, arg_ts: list[Tree], scope: Scope) -> tuple[list[_N], _Gen | None]:
+        args: list[_N] = []
+        gen = None
+        for i, a in enumerate(arg_ts):
+            if a.data == "genexp":
+                if i != len(arg_ts) - 1:
+                    raise self._error(
+                        "a generator ('... for ... in ...') must be the last argument", _pos(a)
+                    )
+                gen = self._comprehension(a.children[0], a.children[1], scope, _pos(a))
+                args.append(gen.node)
+            else:
+                args.append(self.expr(a, scope))
+        return args, gen
+
+    def _method_call(self, func_t: Tree, arg_ts: list[Tree], scope: Scope) -> _N:
+        base_t, name_tok = func_t.children
+        name = str(name_tok)
+        pos = _pos(name_tok)
+        if self._is_params(base_t):
+            raise self._error("parameters are values, not functions", pos)
+        base = self.expr(base_t, scope)
+        t = base.type
+        if isinstance(t, ObjT):
+            method = t.methods.get(name)
+            if method is None:
+                if name in t.attrs:
+                    raise self._error(f"'{name}' is an attribute of {t.name}, not a method", pos)
+                raise self._error(
+                    f"{t.name} has no method '{name}'",
+                    pos,
+                    _suggest(name, list(t.methods) + list(t.attrs)),
+                )
+            if len(arg_ts) != len(method.params):
+                raise self._error(
+                    f"{name}() takes {_plural(len(method.params), 'argument')}, "
+                    f"got {len(arg_ts)}",
+                    pos,
+                )
+            args, _gen = self._args(arg_ts, scope)
+            for i, (arg, want) in enumerate(zip(args, method.params, strict=True), 1):
+                if not fits(arg.type, want):
+                    raise self._error(
+                        f"argument {i} of {name}() must be {want.name}, got {arg.type.name}",
+                        arg.pos,
+                    )
+            result = method.returns
+        elif t is ANY:
+            args, _gen = self._args(arg_ts, scope)
+            result = ANY
+        else:
+            raise self._error(f"{t.name} has no method '{name}'", pos)
+        fb = base.fn
+        n = len(args)
+        if n == 0:
+            call0 = operator.methodcaller(name)
+            if base.local is not None:
+                bname = base.local
+                fn: Fn = lambda st, env: call0(env[bname])  # noqa: E731
+            else:
+                fn = lambda st, env: call0(fb(st, env))  # noqa: E731
+        elif n == 1:
+            fa = args[0].fn
+            fn = lambda st, env: getattr(fb(st, env), name)(fa(st, env))  # noqa: E731
+        elif n == 2:
+            fa, fc = args[0].fn, args[1].fn
+            fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
+                fa(st, env), fc(st, env)
+            )
+        else:
+            fns = tuple(a.fn for a in args)
+            fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
+                *[f(st, env) for f in fns]
+            )
+        # A method may read anything from its object: never computed at load time.
+        return _make(fn, result, base.pos, [base, *args], dyn=True)
+
+    # -- comprehensions ----------------------------------------------------------------
+
+    def _listcomp(self, tree: Tree, scope: Scope) -> _N:
+        return self._comprehension(tree.children[0], tree.children[1], scope, _pos(tree)).node
+
+    def _genexp_alone(self, tree: Tree, scope: Scope) -> _N:  # pragma: no cover - grammar
+        return self._comprehension(tree.children[0], tree.children[1], scope, _pos(tree)).node
+
+    def elem_type(self, node: _N) -> Type:
+        """The element type when iterating over `node`; only lists (or ANY) can be iterated."""
+        t = node.type
+        if isinstance(t, ListT):
+            return t.elem
+        if t is ANY:
+            return ANY
+        raise self._error(f"cannot loop over {t.name}: a list is needed", node.pos)
+
+    def _need_bool(self, node: _N, what: str) -> None:
+        t = node.type
+        if t is not BOOL and t is not ANY:
+            hint = "compare it, like '... > 0'" if is_numeric(t) else None
+            raise self._error(f"{what} needs a true/false value, got {t.name}", node.pos, hint)
+
+    def _comprehension(self, body_t: Tree, comp_t: Tree, scope: Scope, pos: Pos) -> _Gen:
+        levels: list[tuple[str, _N, list[_N]]] = []
+        inner = scope
+        bound: set[str] = set()
+        free: set[str] = set()
+        parts: list[_N] = []
+        for clause in comp_t.children:
+            if clause.data == "comp_for":
+                _for, name_tok, _in, iter_t = clause.children
+                name = str(name_tok)
+                if name == "params":
+                    raise self._error("'params' is reserved; pick another name",
+                                      _pos(name_tok))
+                it = self.expr(iter_t, inner)
+                elem = self.elem_type(it)
+                free |= it.free - bound
+                parts.append(it)
+                levels.append((name, it, []))
+                bound.add(name)
+                inner = inner.with_locals(**{name: elem})
+            else:
+                _if, cond_t = clause.children
+                cond = self.expr(cond_t, inner)
+                self._need_bool(cond, "'if'")
+                free |= cond.free - bound
+                parts.append(cond)
+                levels[-1][2].append(cond)
+        body = self.expr(body_t, inner)
+        free |= body.free - bound
+        parts.append(body)
+        type_ = ListT(body.type)
+
+        built = []
+        for name, it, conds in levels:
+            kept = [c for c in conds if not (c.const and c.value)]
+            cond_fn = _all_of([c.fn for c in kept]) if kept else None
+            built.append((name, it.iter_fn or it.fn, cond_fn))
+
+        if len(built) == 1:
+            name, itf, cond_fn = built[0]
+            values = _single_values(name, itf, cond_fn, body)
+            lazy = _single_lazy(name, itf, cond_fn, body)
+            count = _single_count(name, itf, cond_fn)
+        else:
+            values = _nested_values(built, body)
+            lazy = _nested_lazy(built, body)
+            count = None
+
+        dyn = any(p.dyn for p in parts)
+        foldable = not dyn and not free and all(it.const for _n, it, _c in levels)
+        if foldable:
+            total = 1
+            for _n, it, _c in levels:
+                try:
+                    total *= len(it.value)
+                except TypeError:
+                    total = FOLD_LOOP_LIMIT + 1
+            foldable = total <= FOLD_LOOP_LIMIT
+        node = _make(values, type_, pos, parts, dyn=not foldable, free=free)
+        if node.const:
+            return _Gen(node, None, None)
+        return _Gen(node, lazy, count)
+
+    # -- conditionals and booleans -----------------------------------------------------
+
+    def _cond(self, tree: Tree, scope: Scope) -> _N:
+        a_t, _if, c_t, _else, b_t = tree.children
+        a = self.expr(a_t, scope)
+        c = self.expr(c_t, scope)
+        b = self.expr(b_t, scope)
+        self._need_bool(c, "'if'")
+        if c.const:
+            return a if c.value else b
+        type_ = join(a.type, b.type)
+        fc = c.fn
+        if a.const and b.const:
+            ca, cb = a.value, b.value
+            fn: Fn = lambda st, env: ca if fc(st, env) else cb  # noqa: E731
+        elif a.const:
+            ca, fb = a.value, b.fn
+            fn = lambda st, env: ca if fc(st, env) else fb(st, env)  # noqa: E731
+        elif b.const:
+            fa, cb = a.fn, b.value
+            fn = lambda st, env: fa(st, env) if fc(st, env) else cb  # noqa: E731
+        else:
+            fa, fb = a.fn, b.fn
+            fn = lambda st, env: fa(st, env) if fc(st, env) else fb(st, env)  # noqa: E731
+        return _make(fn, type_, a.pos, [a, c, b])
+
+    def _or(self, tree: Tree, scope: Scope) -> _N:
+        return self._boolop(tree, scope, is_and=False)
+
+    def _and(self, tree: Tree, scope: Scope) -> _N:
+        return self._boolop(tree, scope, is_and=True)
+
+    def _boolop(self, tree: Tree, scope: Scope, is_and: bool) -> _N:
+        word = "'and'" if is_and else "'or'"
+        nodes = [self.expr(c, scope) for c in tree.children if isinstance(c, Tree)]
+        for n in nodes:
+            self._need_bool(n, word)
+        pos = nodes[0].pos
+        kept: list[_N] = []
+        for n in nodes:
+            if n.const:
+                if bool(n.value) == is_and:  # `true and x` is x, `false or x` is x
+                    continue
+                if not kept:  # `false and ...` / `true or ...`
+                    return _constant(not is_and, BOOL, pos)
+                kept.append(n)
+                break  # whatever follows can never be evaluated
+            kept.append(n)
+        if not kept:
+            return _constant(is_and, BOOL, pos)
+        fns = [n.fn if n.type is BOOL else _to_bool(n.fn) for n in kept]
+        fn = _all_of(fns) if is_and else _any_of(fns)
+        return _make(fn, BOOL, pos, kept)
+
+    def _not(self, tree: Tree, scope: Scope) -> _N:
+        not_tok, operand_t = tree.children
+        a = self.expr(operand_t, scope)
+        self._need_bool(a, "'not'")
+        if a.local is not None:
+            name = a.local
+            fn: Fn = lambda st, env: not env[name]  # noqa: E731
+        else:
+            fa = a.fn
+            fn = lambda st, env: not fa(st, env)  # noqa: E731
+        return _make(fn, BOOL, _pos(not_tok), [a])
+
+    # -- comparisons -------------------------------------------------------------------
+
+    def _comparison(self, tree: Tree, scope: Scope) -> _N:
+        operands: list[_N] = []
+        ops: list[tuple[str, Pos]] = []
+        for child in tree.children:
+            if child.data == "comp_op":
+                toks = child.children
+                ops.append((" ".join(str(t) for t in toks), _pos(toks[0])))
+            else:
+                operands.append(self.expr(child, scope))
+        for i, (op, pos) in enumerate(ops):
+            self._check_compare(op, operands[i], operands[i + 1], pos)
+        pos = operands[0].pos
+        if len(operands) == 2:
+            return _make(_binary_fn(ops[0][0], *operands), BOOL, pos, operands)
+        cmps = [COMPARE[op] for op, _p in ops]
+        if len(operands) == 3:
+            a, b, c = operands
+            o1, o2 = cmps
+            fb = b.fn
+            if a.const and c.const:
+                ca, cc = a.value, c.value
+                fn: Fn = lambda st, env: o1(ca, (m := fb(st, env))) and o2(m, cc)  # noqa: E731
+            else:
+                fa, fc = a.fn, c.fn
+                fn = lambda st, env: (  # noqa: E731
+                    o1(fa(st, env), (m := fb(st, env))) and o2(m, fc(st, env))
+                )
+        else:
+            first_fn = operands[0].fn
+            rest = tuple(zip(cmps, (o.fn for o in operands[1:]), strict=True))
+
+            def fn(st: Any, env: dict) -> bool:
+                left = first_fn(st, env)
+                for cmp, f in rest:
+                    right = f(st, env)
+                    if not cmp(left, right):
+                        return False
+                    left = right
+                return True
+
+        return _make(fn, BOOL, pos, operands)
+
+    def _check_compare(self, op: str, left: _N, right: _N, pos: Pos) -> None:
+        lt, rt = left.type, right.type
+        if op in ("==", "!="):
+            return
+        if op in ("in", "not in"):
+            if rt is ANY:
+                return
+            if isinstance(rt, ListT):
+                if fits(lt, rt.elem) or fits(rt.elem, lt):
+                    return
+                raise self._error(
+                    f"'{op}' looks for {lt.name} in {rt.name}: the types do not match", pos
+                )
+            if rt is STR:
+                if lt is STR or lt is ANY:
+                    return
+                raise self._error(f"'{op}' on a str needs a str on the left, got {lt.name}",
+                                  pos)
+            if isinstance(rt, ObjT) and rt.index is not None:
+                key = rt.index[0]
+                if fits(lt, key) or fits(key, lt):
+                    return
+                raise self._error(
+                    f"'{op}' looks for {lt.name} in {rt.name}, which is indexed by {key.name}",
+                    pos,
+                )
+            raise self._error(
+                f"'{op}' needs a list, a str or an indexed object on the right, got {rt.name}",
+                pos,
+            )
+        if (is_numeric(lt) or lt is ANY) and (is_numeric(rt) or rt is ANY):
+            return
+        if (lt is STR or lt is ANY) and (rt is STR or rt is ANY):
+            return
+        raise self._error(
+            f"'{op}' needs two numbers or two strings, got {lt.name} and {rt.name}", pos
+        )
+
+    # -- arithmetic --------------------------------------------------------------------
+
+    def _arith_chain(self, tree: Tree, scope: Scope) -> _N:
+        children = tree.children
+        node = self.expr(children[0], scope)
+        for i in range(1, len(children), 2):
+            op_tok = children[i]
+            right = self.expr(children[i + 1], scope)
+            node = self._arith(str(op_tok), _pos(op_tok), node, right)
+        return node
+
+    def _arith(self, op: str, pos: Pos, left: _N, right: _N) -> _N:
+        type_ = self._arith_type(op, left, right, pos)
+        if op == "**" and left.const and right.const:
+            base, exp = left.value, right.value
+            if (
+                isinstance(base, int)
+                and isinstance(exp, int)
+                and exp > 0
+                and abs(base) > 1
+                and base.bit_length() * exp > FOLD_MAX_BITS
+            ):
+                raise self._error("this number is too large", pos)
+        return _make(_binary_fn(op, left, right), type_, left.pos, [left, right])
+
+    def _arith_type(self, op: str, left: _N, right: _N, pos: Pos) -> Type:
+        lt, rt = left.type, right.type
+        if op == "+":
+            if is_numeric(lt) and is_numeric(rt):
+                return INT if lt is INT and rt is INT else NUM
+            if lt is STR and rt is STR:
+                return STR
+            if isinstance(lt, ListT) and isinstance(rt, ListT):
+                return ListT(join(lt.elem, rt.elem))
+            addable = (STR, ANY, INT, NUM)
+            if (lt is ANY and (rt in addable or isinstance(rt, ListT))) or (
+                rt is ANY and (lt in addable or isinstance(lt, ListT))
+            ):
+                return ANY
+            hint = None
+            if STR in (lt, rt) and (is_numeric(lt) or is_numeric(rt)):
+                hint = "use str(...) to turn a number into text"
+            elif isinstance(lt, ListT) and not isinstance(rt, ListT):
+                hint = "to add one element to a list, write xs + [x]"
+            raise self._error(f"'+' needs numbers, got {lt.name} and {rt.name}", pos, hint)
+        for t in (lt, rt):
+            if not (is_numeric(t) or t is ANY):
+                raise self._error(f"'{op}' needs numbers, got {lt.name} and {rt.name}", pos)
+        if op == "/":
+            return NUM
+        if lt is ANY or rt is ANY:
+            return ANY
+        if lt is INT and rt is INT:
+            if op != "**":
+                return INT
+            if right.const and right.value >= 0:
+                return INT
+        return NUM
+
+    def _unary(self, tree: Tree, scope: Scope) -> _N:
+        op_tok, operand_t = tree.children
+        a = self.expr(operand_t, scope)
+        op = str(op_tok)
+        if not (is_numeric(a.type) or a.type is ANY):
+            raise self._error(f"unary '{op}' needs a number, got {a.type.name}", _pos(op_tok))
+        if op == "+":
+            return a
+        fa = a.fn
+        return _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a])
+
+
+def _binary_fn(op: str, left: _N, right: _N) -> Fn:
+    """The closure for `left op right`, picked by operand shape."""
+    ff, fc, cf, lc, ll = BINARY[op]
+    if left.local is not None:
+        if right.const:
+            return lc(left.local, right.value)
+        if right.local is not None:
+            return ll(left.local, right.local)
+    if right.const:
+        return fc(left.fn, right.value)
+    if left.const:
+        return cf(left.value, right.fn)
+    return ff(left.fn, right.fn)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+# -- comprehension closures ------------------------------------------------------------
+# `for e[name] in ...` assigns the loop variable straight into the comprehension's own
+# copy of env, so the body and conditions read it like any other local.
+
+
+def _single_values(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
+    if body.local == name:
+        if cond is None:
+            return lambda st, env: list(itf(st, env))
+
+        def values(st: Any, env: dict) -> list:
+            e = env.copy()
+            return [e[name] for e[name] in itf(st, env) if cond(st, e)]
+
+        return values
+    if body.const:
+        bv = body.value
+        if cond is None:
+            return lambda st, env: [bv for _ in itf(st, env)]
+
+        def values(st: Any, env: dict) -> list:
+            e = env.copy()
+            return [bv for e[name] in itf(st, env) if cond(st, e)]
+
+        return values
+    bf = body.fn
+    if cond is None:
+
+        def values(st: Any, env: dict) -> list:
+            e = env.copy()
+            return [bf(st, e) for e[name] in itf(st, env)]
+
+        return values
+
+    def values(st: Any, env: dict) -> list:
+        e = env.copy()
+        return [bf(st, e) for e[name] in itf(st, env) if cond(st, e)]
+
+    return values
+
+
+def _single_lazy(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
+    bf = body.fn
+    if cond is None:
+
+        def lazy(st: Any, env: dict) -> Iterator:
+            e = env.copy()
+            return (bf(st, e) for e[name] in itf(st, env))
+
+        return lazy
+
+    def lazy(st: Any, env: dict) -> Iterator:
+        e = env.copy()
+        return (bf(st, e) for e[name] in itf(st, env) if cond(st, e))
+
+    return lazy
+
+
+def _single_count(name: str, itf: Fn, cond: Fn | None) -> Fn:
+    if cond is None:
+        return lambda st, env: runtime.length(itf(st, env))
+
+    def count(st: Any, env: dict) -> int:
+        e = env.copy()
+        n = 0
+        for e[name] in itf(st, env):
+            if cond(st, e):
+                n += 1
+        return n
+
+    return count
+
+
+def _nested_values(levels: list[tuple[str, Fn, Fn | None]], body: _N) -> Fn:
+    bf = body.fn
+
+    def leaf(st: Any, e: dict, out: list) -> None:
+        out.append(bf(st, e))
+
+    step: Callable[[Any, dict, list], None] = leaf
+    for name, itf, cond in reversed(levels):
+        step = _values_level(name, itf, cond, step)
+    top = step
+
+    def values(st: Any, env: dict) -> list:
+        out: list = []
+        top(st, env.copy(), out)
+        return out
+
+    return values
+
+
+def _values_level(
+    name: str, itf: Fn, cond: Fn | None, inner: Callable[[Any, dict, list], None]
+) -> Callable[[Any, dict, list], None]:
+    if cond is None:
+
+        def step(st: Any, e: dict, out: list) -> None:
+            items = itf(st, e)
+            for e[name] in items:
+                inner(st, e, out)
+
+        return step
+
+    def step_if(st: Any, e: dict, out: list) -> None:
+        items = itf(st, e)
+        for e[name] in items:
+            if cond(st, e):
+                inner(st, e, out)
+
+    return step_if
+
+
+def _nested_lazy(levels: list[tuple[str, Fn, Fn | None]], body: _N) -> Fn:
+    bf = body.fn
+
+    def leaf(st: Any, e: dict) -> Iterator:
+        yield bf(st, e)
+
+    step: Callable[[Any, dict], Iterator] = leaf
+    for name, itf, cond in reversed(levels):
+        step = _lazy_level(name, itf, cond, step)
+    top = step
+    return lambda st, env: top(st, env.copy())
+
+
+def _lazy_level(
+    name: str, itf: Fn, cond: Fn | None, inner: Callable[[Any, dict], Iterator]
+) -> Callable[[Any, dict], Iterator]:
+    if cond is None:
+
+        def step(st: Any, e: dict) -> Iterator:
+            items = itf(st, e)
+            for e[name] in items:
+                yield from inner(st, e)
+
+        return step
+
+    def step_if(st: Any, e: dict) -> Iterator:
+        items = itf(st, e)
+        for e[name] in items:
+            if cond(st, e):
+                yield from inner(st, e)
+
+    return step_if
+
+
+# -- built-in functions ----------------------------------------------------------------
+# Each handler checks arity and argument types, then builds the call closure.
+
+_Handler = Callable[[_Compiler, str, Pos, list[_N], _Gen | None], _N]
+
+
+def _arity(c: _Compiler, name: str, pos: Pos, args: list[_N], lo: int, hi: int) -> None:
+    n = len(args)
+    if lo <= n <= hi:
+        return
+    if lo == hi:
+        want = _plural(lo, "argument")
+    else:
+        want = f"{lo} to {hi} arguments"
+    raise c._error(f"{name}() takes {want}, got {n}", pos)
+
+
+def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
+    """Element type of a list argument (ANY for an ANY argument)."""
+    t = arg.type
+    if isinstance(t, ListT):
+        return t.elem
+    if t is ANY:
+        return ANY
+    raise c._error(f"{name}() needs {what}, got {t.name}", arg.pos)
+
+
+def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    elem = _list_arg(c, name, args[0], "a list of numbers")
+    if elem is INT or elem is NUM or elem is ANY:
+        result = elem
+    else:
+        hint = "count(x for x in xs if x) counts the true ones" if elem is BOOL else None
+        raise c._error(f"sum() needs a list of numbers, got list[{elem.name}]", args[0].pos,
+                       hint)
+    return _apply(sum, args, result, pos)
+
+
+def _b_count(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    arg = args[0]
+    _list_arg(c, name, arg)
+    if gen is not None and gen.count is not None:
+        return _make(gen.count, INT, pos, [arg])
+    return _apply(runtime.length, args, INT, pos)
+
+
+def _b_len(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    arg = args[0]
+    t = arg.type
+    if gen is not None and gen.count is not None:
+        return _make(gen.count, INT, pos, [arg])
+    if not (isinstance(t, ListT) or t is STR or t is ANY
+            or (isinstance(t, ObjT) and t.index is not None)):
+        raise c._error(f"len() needs a list or a str, got {t.name}", arg.pos)
+    return _apply(len, args, INT, pos)
+
+
+def _b_range(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 3)
+    for a in args:
+        if a.type is not INT and a.type is not ANY:
+            raise c._error(f"range() needs int arguments, got {a.type.name}", a.pos)
+    too_big = False
+    if all(a.const for a in args):
+        try:
+            too_big = len(range(*[a.value for a in args])) > FOLD_LOOP_LIMIT
+        except (TypeError, ValueError, OverflowError):
+            pass  # folding reports the problem
+    node = _apply(runtime.range_list, args, ListT(INT), pos, dyn=too_big)
+    if not node.const:
+        # Loops only iterate: they can use the range object and skip building a list.
+        node.iter_fn = _call_fn(range, args)
+    return node
+
+
+def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    func = min if name == "min" else max
+    if not args:
+        raise c._error(f"{name}() needs a list or at least 2 values", pos)
+    if len(args) == 1:
+        arg = args[0]
+        if not isinstance(arg.type, ListT) and arg.type is not ANY:
+            raise c._error(f"{name}() of one value needs a list, got {arg.type.name}", arg.pos)
+        elem = _list_arg(c, name, arg)
+        if not _comparable(elem):
+            raise c._error(f"{name}() needs numbers or strings, got {arg.type.name}", arg.pos)
+        return _apply(func, args, elem, pos)
+    result: Type | None = None
+    for a in args:
+        if not _comparable(a.type):
+            raise c._error(f"{name}() needs numbers or strings, got {a.type.name}", a.pos)
+        result = a.type if result is None else join(result, a.type)
+    assert result is not None
+    if result is ANY and not any(a.type is ANY for a in args):
+        raise c._error(f"{name}() cannot compare numbers with strings", pos)
+    return _apply(func, args, result, pos)
+
+
+def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    arg = args[0]
+    elem = _list_arg(c, name, arg, "a list of true/false values")
+    if elem is not BOOL and elem is not ANY:
+        raise c._error(f"{name}() needs a list of true/false values, got {arg.type.name}",
+                       arg.pos)
+    func = any if name == "any" else all
+    if gen is not None and gen.lazy is not None:
+        lazy = gen.lazy
+        return _make(lambda st, env: func(lazy(st, env)), BOOL, pos, [arg])
+    return _apply(func, args, BOOL, pos)
+
+
+def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    arg = args[0]
+    elem = _list_arg(c, name, arg)
+    if not _comparable(elem):
+        raise c._error(f"sorted() needs a list of numbers or strings, got {arg.type.name}",
+                       arg.pos)
+    return _apply(sorted, args, ListT(elem), pos)
+
+
+def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    elem = _list_arg(c, name, args[0])
+    return _apply(runtime.reversed_list, args, ListT(elem), pos)
+
+
+def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    t = args[0].type
+    if not (is_numeric(t) or t is ANY):
+        raise c._error(f"abs() needs a number, got {t.name}", args[0].pos)
+    return _apply(abs, args, t, pos)
+
+
+def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    t = args[0].type
+    if not (is_numeric(t) or t is ANY):
+        raise c._error(f"{name}() needs a number, got {t.name}", args[0].pos)
+    return _apply(math.floor if name == "floor" else math.ceil, args, INT, pos)
+
+
+def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 2, 2)
+    sep, xs = args
+    if sep.type is not STR and sep.type is not ANY:
+        raise c._error(f"join() needs a str separator first, got {sep.type.name}", sep.pos)
+    elem = _list_arg(c, name, xs, "a list second")
+    func = runtime.join_str if elem is STR else runtime.join
+    return _apply(func, args, STR, pos)
+
+
+def _b_str(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    if args[0].type is STR:
+        return args[0]
+    return _apply(runtime.render, args, STR, pos)
+
+
+def _b_first(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+    _arity(c, name, pos, args, 1, 1)
+    arg = args[0]
+    elem = _list_arg(c, name, arg)
+    if gen is not None and gen.lazy is not None:
+        lazy = gen.lazy
+        return _make(lambda st, env: next(lazy(st, env), None), elem, pos, [arg])
+    return _apply(runtime.first, args, elem, pos)
+
+
+_BUILTIN_HANDLERS: dict[str, _Handler] = {
+    "sum": _b_sum,
+    "count": _b_count,
+    "len": _b_len,
+    "range": _b_range,
+    "min": _b_minmax,
+    "max": _b_minmax,
+    "any": _b_anyall,
+    "all": _b_anyall,
+    "sorted": _b_sorted,
+    "reversed": _b_reversed,
+    "abs": _b_abs,
+    "floor": _b_floorceil,
+    "ceil": _b_floorceil,
+    "join": _b_join,
+    "str": _b_str,
+    "first": _b_first,
+}
+BUILTINS = tuple(sorted(_BUILTIN_HANDLERS))
+
+
+# -- public entry points ---------------------------------------------------------------
+
+
+def compile_node(text: str, scope: Scope, start: str = "start") -> tuple[_N, Tree]:
+    """Parse and compile `text`; shared by compile_expr and compile_template."""
+    tree = parse(text, start)
+    return _Compiler().expr(tree, scope), tree
+
+
+def _guarded(what: Callable[[], Any]) -> Any:
+    """Run a compile step so that only ExprError ever escapes it."""
+    try:
+        return what()
+    except ExprError:
+        raise
+    except RecursionError:
+        raise ExprError("expression is nested too deeply") from None
+    except Exception as ex:  # never let an internal failure reach the game author raw
+        raise ExprError(f"cannot compile this expression ({_describe(ex)})") from ex
+
+
+def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compiled:
+    """Compile one expression; `expect` (e.g. BOOL for conditions) checks its result type."""
+
+    def run() -> Compiled:
+        node, tree = compile_node(text, scope)
+        if node.err is not None:
+            raise node.err
+        if expect is not None and not fits(node.type, expect):
+            hint = "compare it, like '... > 0'" if expect is BOOL and is_numeric(
+                node.type) else None
+            raise ExprError(
+                f"expected {expect.name}, got {node.type.name}",
+                column=node.pos[1], line=node.pos[0], hint=hint,
+            )
+        return Compiled(_result_fn(node), node.type, text, node.const)
+
+    return _guarded(run)
+
+
+def _result_fn(node: _N) -> Fn:
+    if node.const and isinstance(node.value, list):
+        # A folded list is shared; hand out copies so callers may keep or change them.
+        value = node.value
+        return lambda st, env: list(value)
+    return node.fn
+
+
+def compile_bindings(
+    text: str, scope: Scope
+) -> tuple[Callable[[Any, dict], Iterator[dict]], Scope]:
+    """Compile `NAME in EXPR, NAME in EXPR, ...` into an iterator over environments.
+
+    `iterate(st, env)` yields one new dict per combination (cartesian, in order): env plus
+    the bound names. Later clauses may use names bound by earlier ones.
+    """
+
+    def run() -> tuple[Callable[[Any, dict], Iterator[dict]], Scope]:
+        tree = parse(text, "bindings")
+        compiler = _Compiler()
+        inner = scope
+        clauses: list[tuple[str, Fn]] = []
+        seen: set[str] = set()
+        for binding in tree.children:
+            name_tok, _in, expr_t = binding.children
+            name = str(name_tok)
+            pos = _pos(name_tok)
+            if name in seen:
+                raise ExprError(f"'{name}' is bound twice", column=pos[1], line=pos[0])
+            if name == "params":
+                raise ExprError("'params' is reserved; pick another name",
+                                column=pos[1], line=pos[0])
+            seen.add(name)
+            node = compiler.expr(expr_t, inner)
+            if node.err is not None:
+                raise node.err
+            elem = compiler.elem_type(node)
+            clauses.append((name, node.iter_fn or node.fn))
+            inner = inner.with_locals(**{name: elem})
+        return _bindings_iterator(clauses), inner
+
+    return _guarded(run)
+
+
+def _bindings_iterator(clauses: list[tuple[str, Fn]]) -> Callable[[Any, dict], Iterator[dict]]:
+    step: Callable[[Any, dict], Iterator[dict]] | None = None
+    for name, itf in reversed(clauses):
+        step = _last_binding(name, itf) if step is None else _binding(name, itf, step)
+    assert step is not None
+    return step
+
+
+def _last_binding(name: str, itf: Fn) -> Callable[[Any, dict], Iterator[dict]]:
+    def iterate(st: Any, env: dict) -> Iterator[dict]:
+        for v in itf(st, env):
+            d = env.copy()
+            d[name] = v
+            yield d
+
+    return iterate
+
+
+def _binding(
+    name: str, itf: Fn, inner: Callable[[Any, dict], Iterator[dict]]
+) -> Callable[[Any, dict], Iterator[dict]]:
+    def iterate(st: Any, env: dict) -> Iterator[dict]:
+        e = env.copy()
+        for e[name] in itf(st, env):
+            yield from inner(st, e)
+
+    return iterate

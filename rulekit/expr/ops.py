@@ -1,0 +1,183 @@
+"""Closure factories for binary operators, one per operand shape.
+
+Each operator gets seven factories so that the compiled closure does the least work:
+  ff(fa, fb)    both operands computed               -> fa(st, env) OP fb(st, env)
+  fc(fa, c)     right operand constant               -> fa(st, env) OP c
+  cf(c, fb)     left operand constant                -> c OP fb(st, env)
+  lc(n, c)      left is a local, right constant      -> env[n] OP c
+  ll(n, m)      both are locals                      -> env[n] OP env[m]
+  gc(g, n, c)   left is `local.attr...`, right const -> g(env[n]) OP c
+  Gc(g, r, c)   left is `global.attr...`, right const -> g(r(st)) OP c
+(g is an attrgetter, r a Global's getter.)
+The operator is written out in every lambda (rather than calling an `operator` function)
+because that saves a call per evaluation.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from rulekit.expr.runtime import div
+
+Fn = Callable[[Any, dict], Any]
+
+BINARY: dict[str, tuple[Callable[..., Fn], ...]] = {
+    "+": (
+        lambda a, b: lambda st, env: a(st, env) + b(st, env),
+        lambda a, c: lambda st, env: a(st, env) + c,
+        lambda c, b: lambda st, env: c + b(st, env),
+        lambda n, c: lambda st, env: env[n] + c,
+        lambda n, m: lambda st, env: env[n] + env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) + c,
+        lambda g, r, c: lambda st, env: g(r(st)) + c,
+    ),
+    "-": (
+        lambda a, b: lambda st, env: a(st, env) - b(st, env),
+        lambda a, c: lambda st, env: a(st, env) - c,
+        lambda c, b: lambda st, env: c - b(st, env),
+        lambda n, c: lambda st, env: env[n] - c,
+        lambda n, m: lambda st, env: env[n] - env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) - c,
+        lambda g, r, c: lambda st, env: g(r(st)) - c,
+    ),
+    "*": (
+        lambda a, b: lambda st, env: a(st, env) * b(st, env),
+        lambda a, c: lambda st, env: a(st, env) * c,
+        lambda c, b: lambda st, env: c * b(st, env),
+        lambda n, c: lambda st, env: env[n] * c,
+        lambda n, m: lambda st, env: env[n] * env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) * c,
+        lambda g, r, c: lambda st, env: g(r(st)) * c,
+    ),
+    "/": (
+        lambda a, b: lambda st, env: div(a(st, env), b(st, env)),
+        lambda a, c: lambda st, env: div(a(st, env), c),
+        lambda c, b: lambda st, env: div(c, b(st, env)),
+        lambda n, c: lambda st, env: div(env[n], c),
+        lambda n, m: lambda st, env: div(env[n], env[m]),
+        lambda g, n, c: lambda st, env: div(g(env[n]), c),
+        lambda g, r, c: lambda st, env: div(g(r(st)), c),
+    ),
+    "//": (
+        lambda a, b: lambda st, env: a(st, env) // b(st, env),
+        lambda a, c: lambda st, env: a(st, env) // c,
+        lambda c, b: lambda st, env: c // b(st, env),
+        lambda n, c: lambda st, env: env[n] // c,
+        lambda n, m: lambda st, env: env[n] // env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) // c,
+        lambda g, r, c: lambda st, env: g(r(st)) // c,
+    ),
+    "%": (
+        lambda a, b: lambda st, env: a(st, env) % b(st, env),
+        lambda a, c: lambda st, env: a(st, env) % c,
+        lambda c, b: lambda st, env: c % b(st, env),
+        lambda n, c: lambda st, env: env[n] % c,
+        lambda n, m: lambda st, env: env[n] % env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) % c,
+        lambda g, r, c: lambda st, env: g(r(st)) % c,
+    ),
+    "**": (
+        lambda a, b: lambda st, env: a(st, env) ** b(st, env),
+        lambda a, c: lambda st, env: a(st, env) ** c,
+        lambda c, b: lambda st, env: c ** b(st, env),
+        lambda n, c: lambda st, env: env[n] ** c,
+        lambda n, m: lambda st, env: env[n] ** env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) ** c,
+        lambda g, r, c: lambda st, env: g(r(st)) ** c,
+    ),
+    "==": (
+        lambda a, b: lambda st, env: a(st, env) == b(st, env),
+        lambda a, c: lambda st, env: a(st, env) == c,
+        lambda c, b: lambda st, env: c == b(st, env),
+        lambda n, c: lambda st, env: env[n] == c,
+        lambda n, m: lambda st, env: env[n] == env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) == c,
+        lambda g, r, c: lambda st, env: g(r(st)) == c,
+    ),
+    "!=": (
+        lambda a, b: lambda st, env: a(st, env) != b(st, env),
+        lambda a, c: lambda st, env: a(st, env) != c,
+        lambda c, b: lambda st, env: c != b(st, env),
+        lambda n, c: lambda st, env: env[n] != c,
+        lambda n, m: lambda st, env: env[n] != env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) != c,
+        lambda g, r, c: lambda st, env: g(r(st)) != c,
+    ),
+    "<": (
+        lambda a, b: lambda st, env: a(st, env) < b(st, env),
+        lambda a, c: lambda st, env: a(st, env) < c,
+        lambda c, b: lambda st, env: c < b(st, env),
+        lambda n, c: lambda st, env: env[n] < c,
+        lambda n, m: lambda st, env: env[n] < env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) < c,
+        lambda g, r, c: lambda st, env: g(r(st)) < c,
+    ),
+    "<=": (
+        lambda a, b: lambda st, env: a(st, env) <= b(st, env),
+        lambda a, c: lambda st, env: a(st, env) <= c,
+        lambda c, b: lambda st, env: c <= b(st, env),
+        lambda n, c: lambda st, env: env[n] <= c,
+        lambda n, m: lambda st, env: env[n] <= env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) <= c,
+        lambda g, r, c: lambda st, env: g(r(st)) <= c,
+    ),
+    ">": (
+        lambda a, b: lambda st, env: a(st, env) > b(st, env),
+        lambda a, c: lambda st, env: a(st, env) > c,
+        lambda c, b: lambda st, env: c > b(st, env),
+        lambda n, c: lambda st, env: env[n] > c,
+        lambda n, m: lambda st, env: env[n] > env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) > c,
+        lambda g, r, c: lambda st, env: g(r(st)) > c,
+    ),
+    ">=": (
+        lambda a, b: lambda st, env: a(st, env) >= b(st, env),
+        lambda a, c: lambda st, env: a(st, env) >= c,
+        lambda c, b: lambda st, env: c >= b(st, env),
+        lambda n, c: lambda st, env: env[n] >= c,
+        lambda n, m: lambda st, env: env[n] >= env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) >= c,
+        lambda g, r, c: lambda st, env: g(r(st)) >= c,
+    ),
+    "in": (
+        lambda a, b: lambda st, env: a(st, env) in b(st, env),
+        lambda a, c: lambda st, env: a(st, env) in c,
+        lambda c, b: lambda st, env: c in b(st, env),
+        lambda n, c: lambda st, env: env[n] in c,
+        lambda n, m: lambda st, env: env[n] in env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) in c,
+        lambda g, r, c: lambda st, env: g(r(st)) in c,
+    ),
+    "not in": (
+        lambda a, b: lambda st, env: a(st, env) not in b(st, env),
+        lambda a, c: lambda st, env: a(st, env) not in c,
+        lambda c, b: lambda st, env: c not in b(st, env),
+        lambda n, c: lambda st, env: env[n] not in c,
+        lambda n, m: lambda st, env: env[n] not in env[m],
+        lambda g, n, c: lambda st, env: g(env[n]) not in c,
+        lambda g, r, c: lambda st, env: g(r(st)) not in c,
+    ),
+}
+
+
+def _contains(a: Any, b: Any) -> bool:
+    return a in b
+
+
+def _not_contains(a: Any, b: Any) -> bool:
+    return a not in b
+
+
+# Plain two-argument functions, for chained comparisons (`a < b <= c`).
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": _contains,
+    "not in": _not_contains,
+}

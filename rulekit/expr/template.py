@@ -1,0 +1,164 @@
+"""Label templates: literal text with `{expr}` parts, compiled like expressions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rulekit.expr import runtime
+from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node
+from rulekit.expr.errors import ExprError
+from rulekit.expr.parser import position
+from rulekit.expr.scope import Scope
+from rulekit.expr.types import INT, STR
+
+
+def _split(text: str) -> list[str | tuple[str, int]]:
+    """Literal strings and (expression text, offset) pairs, in order."""
+    parts: list[str | tuple[str, int]] = []
+    literal: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "{" and text.startswith("{{", i):
+            literal.append("{")
+            i += 2
+        elif ch == "}" and text.startswith("}}", i):
+            literal.append("}")
+            i += 2
+        elif ch == "}":
+            line, column = position(text, i)
+            raise ExprError("single '}' in a template", column=column, line=line,
+                            hint="write '}}' for a literal brace")
+        elif ch == "{":
+            end = _closing_brace(text, i)
+            if literal:
+                parts.append("".join(literal))
+                literal = []
+            parts.append((text[i + 1 : end], i + 1))
+            i = end + 1
+        else:
+            literal.append(ch)
+            i += 1
+    if literal:
+        parts.append("".join(literal))
+    return parts
+
+
+def _closing_brace(text: str, start: int) -> int:
+    """Offset of the '}' closing the '{' at `start`, skipping quoted strings."""
+    quote = ""
+    i = start + 1
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "}":
+            return i
+        i += 1
+    line, column = position(text, start)
+    raise ExprError("'{' is never closed in this template", column=column, line=line,
+                    hint="write '{{' for a literal brace")
+
+
+def _relocate(err: ExprError, part: str, text: str, offset: int) -> ExprError:
+    """Move an error's position from inside one `{...}` part to the whole template."""
+    line_start = 0
+    for _ in range(err.line - 1):
+        nl = part.find("\n", line_start)
+        if nl < 0:
+            break
+        line_start = nl + 1
+    inner = min(line_start + err.column - 1, len(part))
+    line, column = position(text, offset + inner)
+    return ExprError(err.message, column=column, line=line, hint=err.hint)
+
+
+def compile_template(text: str, scope: Scope) -> Compiled:
+    """Compile a label template such as "{r.name} {w + dice[r.name]}" into a str function.
+
+    "{{" and "}}" are literal braces. Values read like the language writes them: true/false
+    for booleans, and 2 rather than 2.0.
+    """
+
+    def run() -> Compiled:
+        if not isinstance(text, str):
+            raise ExprError(f"expected template text, got {type(text).__name__}")
+        pieces: list[str | tuple[Fn, Callable[[Any], str]]] = []
+        constant = True
+        for part in _split(text):
+            if isinstance(part, str):
+                _append_literal(pieces, part)
+                continue
+            source, offset = part
+            if not source.strip():
+                line, column = position(text, offset - 1)
+                raise ExprError("empty '{}' in a template", column=column, line=line,
+                                hint="write '{{}}' for literal braces")
+            try:
+                node, _tree = compile_node(source, scope)
+                if node.err is not None:
+                    raise node.err
+            except ExprError as err:
+                raise _relocate(err, source, text, offset) from None
+            render = str if node.type is STR or node.type is INT else runtime.render
+            if node.const:
+                _append_literal(pieces, render(node.value))
+            else:
+                constant = False
+                pieces.append((node.fn, render))
+        return Compiled(_assemble(pieces), STR, text, constant)
+
+    return _guarded(run)
+
+
+def _append_literal(pieces: list, s: str) -> None:
+    if pieces and isinstance(pieces[-1], str):
+        pieces[-1] += s
+    else:
+        pieces.append(s)
+
+
+def _assemble(pieces: list[str | tuple[Fn, Callable[[Any], str]]]) -> Fn:
+    """One closure for the whole template: head + r1(f1()) + lit1 + r2(f2()) + lit2 ..."""
+    head = ""
+    if pieces and isinstance(pieces[0], str):
+        head = pieces[0]
+        pieces = pieces[1:]
+    if not pieces:
+        return lambda st, env: head
+    pairs: list[tuple[Fn, Callable[[Any], str], str]] = []
+    i = 0
+    while i < len(pieces):
+        fn, render = pieces[i]  # type: ignore[misc]
+        tail = ""
+        if i + 1 < len(pieces) and isinstance(pieces[i + 1], str):
+            tail = pieces[i + 1]  # type: ignore[assignment]
+            i += 1
+        pairs.append((fn, render, tail))
+        i += 1
+    if len(pairs) == 1:
+        (f1, r1, t1), = pairs
+        if not head and not t1:
+            return lambda st, env: r1(f1(st, env))
+        return lambda st, env: head + r1(f1(st, env)) + t1
+    if len(pairs) == 2:
+        (f1, r1, t1), (f2, r2, t2) = pairs
+        return lambda st, env: head + r1(f1(st, env)) + t1 + r2(f2(st, env)) + t2
+    frozen = tuple(pairs)
+
+    def template(st: Any, env: dict) -> str:
+        out = [head]
+        for f, r, t in frozen:
+            out.append(r(f(st, env)))
+            out.append(t)
+        return "".join(out)
+
+    return template

@@ -1,0 +1,173 @@
+"""Static types of expression values.
+
+Types exist only at load time: they let a game file's mistakes surface when the file is
+loaded rather than in the middle of a game. `ANY` switches checking off wherever the
+engine cannot describe a value precisely.
+"""
+
+from __future__ import annotations
+
+
+class Type:
+    """Base of all expression types; `name` is what error messages print."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class _Prim(Type):
+    """A built-in scalar type; one instance each, compared by identity."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __reduce__(self) -> str:
+        # Pickling/copying keeps the singletons singletons.
+        return _PRIM_NAMES[self._name]
+
+
+INT = _Prim("int")
+NUM = _Prim("number")
+BOOL = _Prim("bool")
+STR = _Prim("str")
+NONE = _Prim("none")
+ANY = _Prim("any")
+
+_PRIM_NAMES = {"int": "INT", "number": "NUM", "bool": "BOOL", "str": "STR", "none": "NONE",
+               "any": "ANY"}
+
+
+class ListT(Type):
+    """A list whose elements all have type `elem`; lists are never mutated by expressions."""
+
+    __slots__ = ("elem",)
+
+    def __init__(self, elem: Type) -> None:
+        self.elem = elem
+
+    @property
+    def name(self) -> str:
+        return f"list[{self.elem.name}]"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ListT) and self.elem == other.elem
+
+    def __hash__(self) -> int:
+        return hash(("list", self.elem))
+
+
+class Method:
+    """The signature of a method an object type offers to expressions."""
+
+    __slots__ = ("params", "returns")
+
+    def __init__(self, params: list[Type], returns: Type) -> None:
+        self.params = list(params)
+        self.returns = returns
+
+    def __repr__(self) -> str:
+        args = ", ".join(p.name for p in self.params)
+        return f"Method(({args}) -> {self.returns.name})"
+
+
+class ObjT(Type):
+    """An engine object (a player, a sheet row, ...) with typed attributes and methods.
+
+    `attrs` and `methods` are plain dicts that may be filled after construction, so that
+    recursive types can refer to each other; the compiler reads them only when it needs them.
+    `index=(key, value)` makes `obj[key]` legal.
+    """
+
+    __slots__ = ("_name", "attrs", "methods", "index")
+
+    def __init__(
+        self,
+        name: str,
+        attrs: dict[str, Type] | None = None,
+        methods: dict[str, Method] | None = None,
+        index: tuple[Type, Type] | None = None,
+    ) -> None:
+        self._name = name
+        self.attrs: dict[str, Type] = attrs if attrs is not None else {}
+        self.methods: dict[str, Method] = methods if methods is not None else {}
+        self.index = index
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+
+NUMERIC = (INT, NUM)
+
+
+def fits(actual: Type, expected: Type) -> bool:
+    """Whether a value of type `actual` may be used where `expected` is required."""
+    if actual is expected or expected is ANY or actual is ANY:
+        return True
+    if expected is NUM:
+        return actual is INT
+    if isinstance(expected, ListT):
+        return isinstance(actual, ListT) and fits(actual.elem, expected.elem)
+    if isinstance(expected, ObjT):
+        return isinstance(actual, ObjT) and actual.name == expected.name
+    return False
+
+
+def join(a: Type, b: Type) -> Type:
+    """The narrowest type covering both `a` and `b`, or ANY when they have nothing in common."""
+    if a is ANY or b is ANY:
+        return ANY
+    if fits(a, b):
+        return b
+    if fits(b, a):
+        return a
+    if isinstance(a, ListT) and isinstance(b, ListT):
+        return ListT(join(a.elem, b.elem))
+    return ANY
+
+
+def is_numeric(t: Type) -> bool:
+    """INT or NUM (BOOL deliberately is not a number here)."""
+    return t is INT or t is NUM
+
+
+def type_of_value(value: object) -> Type:
+    """The type of a constant (a literal or a game parameter)."""
+    if value is None:
+        return NONE
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return NUM
+    if isinstance(value, str):
+        return STR
+    if isinstance(value, (list, tuple)):
+        elem: Type | None = None
+        for item in value:
+            t = type_of_value(item)
+            elem = t if elem is None else join(elem, t)
+        return ListT(elem if elem is not None else ANY)
+    return ANY
+
+
+__all__ = [
+    "ANY", "BOOL", "INT", "NONE", "NUM", "STR", "ListT", "Method", "ObjT", "Type",
+    "fits", "is_numeric", "join", "type_of_value",
+]

@@ -1,0 +1,233 @@
+"""The JSON Schema of game files, built from the flow's own keys and every registered kind.
+
+`schemas/game.schema.json` is this schema written out (a test keeps them equal), for
+editors and other tools; `rulekit schema` prints it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+import rulekit.components  # noqa: F401  (registers the kinds)
+from rulekit.components.base import REGISTRY
+from rulekit.errors import Diagnostic
+from rulekit.spec.source import Source
+
+EXPR = {"description": "an expression", "type": ["string", "number", "boolean"]}
+STEPS = {"type": "array", "items": {"$ref": "#/$defs/step"}}
+NAME = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+
+
+def _param() -> dict:
+    scalar = ["int", "float", "bool", "str"]
+    return {
+        "type": "object",
+        "required": ["type", "default"],
+        "additionalProperties": False,
+        "properties": {
+            "type": {"enum": [*scalar, "list"]},
+            "items": {"enum": scalar, "description": "the type of a list's items"},
+            "default": {},
+            "min": {"type": "number"},
+            "max": {"type": "number"},
+            "min_items": {"type": "integer", "minimum": 0},
+            "max_items": {"type": "integer", "minimum": 0},
+            "one_of": {"type": "array"},
+            "doc": {"type": "string"},
+        },
+    }
+
+
+def _choice() -> dict:
+    option = {
+        "type": "object",
+        "required": ["label"],
+        "additionalProperties": False,
+        "properties": {
+            "for": {"type": "string", "description": "bindings: `x in EXPR, y in EXPR`"},
+            "let": {"type": "object", "additionalProperties": EXPR},
+            "if": EXPR,
+            "label": {"type": ["string", "number"], "description": "text with {expr} parts"},
+            "do": STEPS,
+            "doc": {"type": "string"},
+        },
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "who": EXPR,
+            "options": {"type": "array", "items": option},
+            "pass": {"type": ["string", "boolean"]},
+            "none": STEPS,
+            "doc": {"type": "string"},
+        },
+    }
+
+
+def _step() -> dict:
+    props: dict[str, Any] = {
+        "choose": {"$ref": "#/$defs/choice"},
+        "together": {"$ref": "#/$defs/choice"},
+        "if": EXPR,
+        "then": STEPS,
+        "else": STEPS,
+        "for": {"type": "string"},
+        "do": STEPS,
+        "run": NAME,
+        "set": {"type": "object", "minProperties": 1, "maxProperties": 1,
+                "additionalProperties": EXPR},
+        "add": {"type": "object", "minProperties": 1, "maxProperties": 1,
+                "additionalProperties": EXPR},
+        "say": {"type": "string"},
+    }
+    for cls in REGISTRY.values():
+        for name, chance in cls.chances.items():
+            props[name] = {"type": "string", "description": chance.doc or "a component's name"}
+        for name, eff in cls.effects.items():
+            args = {eff.target: EXPR} | {a: EXPR for a in eff.args}
+            props[name] = {"type": "object", "description": eff.doc, "properties": args,
+                           "additionalProperties": False}
+    return {"type": "object", "minProperties": 1, "additionalProperties": False,
+            "properties": props}
+
+
+def _component() -> dict:
+    kinds = sorted(REGISTRY)
+    rules = []
+    for name in kinds:
+        cls = REGISTRY[name]
+        props = {"kind": {"const": name}, "per": {"enum": ["player"]},
+                 "doc": {"type": "string"}} | cls.schema.get("properties", {})
+        rules.append({
+            "if": {"properties": {"kind": {"const": name}}},
+            "then": {"type": "object", "properties": props, "additionalProperties": False,
+                     "required": cls.schema.get("required", [])},
+        })
+    return {"type": "object", "required": ["kind"],
+            "properties": {"kind": {"enum": kinds}}, "allOf": rules}
+
+
+@lru_cache(maxsize=1)
+def game_schema() -> dict:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://rulekit.dev/schemas/game.schema.json",
+        "title": "rulekit game file",
+        "type": "object",
+        "required": ["name", "players", "flow", "score"],
+        "additionalProperties": False,
+        "properties": {
+            "rulekit": {"description": "the format's version", "const": 1},
+            "name": {"type": "string", "minLength": 1},
+            "description": {"type": "string"},
+            "extends": {"type": "string", "description": "a base game file, relative to this one"},
+            "players": {"type": "object", "required": ["min", "max"],
+                        "additionalProperties": False,
+                        "properties": {"min": {"type": "integer", "minimum": 1, "maximum": 64},
+                                       "max": {"type": "integer", "minimum": 1, "maximum": 64}}},
+            "params": {"type": "object", "propertyNames": NAME,
+                       "additionalProperties": {"$ref": "#/$defs/param"}},
+            "vars": {"type": "object", "propertyNames": NAME, "additionalProperties": {
+                "type": "object", "additionalProperties": False,
+                "properties": {"per": {"enum": ["player", "game"]},
+                               "init": {"type": ["integer", "number", "boolean", "string"]},
+                               "reset": {"enum": ["turn", "never"]},
+                               "doc": {"type": "string"}}}},
+            "components": {"type": "object", "propertyNames": NAME,
+                           "additionalProperties": {"$ref": "#/$defs/component"}},
+            "define": {"type": "object", "propertyNames": NAME, "additionalProperties": {
+                "anyOf": [EXPR, {"type": "object", "required": ["expr"],
+                                 "additionalProperties": False,
+                                 "properties": {"per": {"enum": ["player", "game"]},
+                                                "expr": EXPR, "doc": {"type": "string"}}}]}},
+            "flow": {"type": "object", "required": ["turn"], "additionalProperties": False,
+                     "properties": {"setup": STEPS, "turn": STEPS, "first_player": EXPR,
+                                    "procedures": {"type": "object", "propertyNames": NAME,
+                                                   "additionalProperties": STEPS}}},
+            "triggers": {"type": "array", "items": {
+                "type": "object", "required": ["when", "do"], "additionalProperties": False,
+                "properties": {"for": {"type": "string"}, "when": EXPR, "do": STEPS,
+                               "doc": {"type": "string"}}}},
+            "end": {"type": "object", "required": ["when"], "additionalProperties": False,
+                    "properties": {"when": {"anyOf": [EXPR, {"type": "object",
+                                                             "additionalProperties": EXPR}]},
+                                   "finish": {"enum": ["now", "round"]}}},
+            "score": EXPR,
+            "levels": {"type": "array", "items": {"type": "object"}},
+        },
+        "$defs": {"param": _param(), "choice": _choice(), "step": _step(),
+                  "component": _component()},
+    }
+
+
+def schema_text() -> str:
+    return json.dumps(game_schema(), indent=2) + "\n"
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(game_schema())
+
+
+def schema_diagnostics(src: Source) -> list[Diagnostic]:
+    """Every schema violation of the document, located and with a hint where one helps."""
+    out: list[Diagnostic] = []
+    seen = set()
+    for err in _validator().iter_errors(src.data):
+        for d in _explain(src, err):
+            key = (d.line, d.col, d.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(d)
+    out.sort(key=lambda d: (d.line, d.col))
+    return out
+
+
+def _explain(src: Source, err: Any) -> list[Diagnostic]:
+    path = tuple(err.absolute_path)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = list(err.schema.get("properties", {}))
+        out = []
+        for key in err.instance:
+            if key in known:
+                continue
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else (
+                f"allowed here: {', '.join(known)}" if known else None)
+            out.append(src.diag(path + (key,), f"unknown key '{key}'", hint))
+        if out:
+            return out
+    if err.validator == "required":
+        return [src.diag(path, err.message.replace("is a required property",
+                                                   "is missing (required)"))]
+    if err.validator == "enum":
+        close = difflib.get_close_matches(str(err.instance), [str(v) for v in err.validator_value],
+                                          n=1)
+        hint = f"did you mean '{close[0]}'?" if close else None
+        allowed = ", ".join(map(str, err.validator_value))
+        return [src.diag(path, f"{err.instance!r} is not one of: {allowed}", hint)]
+    if err.validator == "type":
+        want = err.validator_value
+        want = " or ".join(want) if isinstance(want, list) else want
+        return [src.diag(path, f"expected {want}, got {_json_type(err.instance)}")]
+    return [src.diag(path, err.message)]
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return f"number {value}"
+    if isinstance(value, str):
+        return f"string {value!r}" if len(value) < 30 else "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
