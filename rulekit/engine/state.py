@@ -80,7 +80,7 @@ class State:
         if pending is None:
             why = "the game is over" if self.over else "a chance step is due"
             raise IllegalActionError(f"cannot play {label!r}: {why}")
-        chosen = pending.by_label.get(label)
+        chosen = pending.find(label)
         if chosen is None or (isinstance(action, Action) and action.seat != pending.seat):
             legal = ", ".join(a.label for a in pending.actions)
             raise IllegalActionError(f"{label!r} is not a legal action for seat {pending.seat}; "
@@ -109,6 +109,7 @@ class State:
                 raise ChanceError(f"impossible {step.name} outcome {json.dumps(outcome)}: {why}")
         self._pending_chance = None
         step.chance.apply(view, outcome)
+        self._dirty = True
         self.log.append({"chance": step.name, "outcome": outcome})
         self._run()
         return outcome
@@ -159,12 +160,12 @@ class State:
         """
         label = action.label if isinstance(action, Action) else action
         pending = self._pending
-        chosen = pending.by_label.get(label) if pending is not None else None
+        chosen = pending.find(label) if pending is not None else None
         if chosen is None:
             raise IllegalActionError(f"{label!r} is not a legal action now")
         c = self.clone()
         if all(step.pure for step in chosen.steps):
-            env = c._pending.by_label[label].env
+            env = c._pending.find(label).env
             try:
                 for step in chosen.steps:
                     step.run(c, env)
@@ -212,8 +213,8 @@ class State:
                 if top.__class__ is SeqFrame:
                     i = top.i
                     if self._dirty and top.checks:
-                        self._dirty = False
                         self._after_step()
+                        self._dirty = False
                         if self.over:
                             return
                     if i >= len(top.steps):
@@ -223,8 +224,6 @@ class State:
                         continue
                     top.i = i + 1
                     step = top.steps[i]
-                    if top.checks:
-                        self._dirty = True
                     self._steps_left -= 1
                     if self._steps_left < 0 or len(stack) > 200:
                         raise FlowError(
@@ -281,7 +280,7 @@ class State:
                 p[name] = value
         for name, value in game.turn_resets_game:
             self.gvars[name] = value
-        self._dirty = False
+        self._dirty = True  # a new turn and active player: the end may depend on them
         self._stack.append(SeqFrame(game.turn_steps, {}, "turn", True))
 
 

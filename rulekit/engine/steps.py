@@ -96,6 +96,7 @@ class Effect(Step):
     def run(self, st: State, env: dict) -> bool:
         view = self.target(st, env)
         getattr(view, self.method)(*[a(st, env) for a in self.args])
+        st._dirty = True
         return False
 
 
@@ -118,6 +119,7 @@ class SetVar(Step):
             store[self.name] += value
         else:
             store[self.name] = value
+        st._dirty = True
         return False
 
 
@@ -240,13 +242,18 @@ class Action:
 class Decision:
     """The decision the game waits for: who decides and the legal actions."""
 
-    __slots__ = ("seat", "actions", "by_label", "window")
+    __slots__ = ("seat", "actions", "window")
 
     def __init__(self, seat: int, actions: list[Action], window: WindowFrame | None) -> None:
         self.seat = seat
         self.actions = actions
-        self.by_label = {a.label: a for a in actions}
         self.window = window
+
+    def find(self, label: str) -> Action | None:
+        for a in self.actions:
+            if a.label == label:
+                return a
+        return None
 
 
 class Choose(Step):

@@ -14,13 +14,14 @@ import math
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from lark import Token, Tree
 
 from rulekit.expr import runtime
 from rulekit.expr.errors import ExprError
-from rulekit.expr.ops import BINARY, COMPARE
+from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, COMPARE, FUNCTION, SWAPPED
 from rulekit.expr.parser import parse
 from rulekit.expr.scope import Scope
 from rulekit.expr.types import (
@@ -66,11 +67,13 @@ class _N:
     `free`: local names the value depends on; `err`: an error that computing this constant
     part raised, reported unless the part turns out to be unreachable;
     `chain`: (kind, root, attribute path) for merging `a.b.c` into one attrgetter;
-    `iter_fn`: a cheaper closure to use when the value is only iterated over.
+    `iter_fn`: a cheaper closure to use when the value is only iterated over;
+    `vf`: (name, f) when the value is just f(value of local `name`) (f None: the value
+    itself), which lets a comprehension over `name` run without an env dict.
     """
 
     __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain")
+                 "iter_fn", "chain", "vf")
 
     def __init__(
         self,
@@ -96,6 +99,7 @@ class _N:
         self.err = err
         self.iter_fn: Fn | None = None
         self.chain: tuple[str, Any, tuple[str, ...]] | None = None
+        self.vf: tuple[str, Callable[[Any], Any] | None] | None = None
 
 
 class _Gen:
@@ -103,15 +107,17 @@ class _Gen:
 
     `node` evaluates to the list of values; `lazy` (when not None) returns an iterator so
     that any()/all()/first() can stop early; `count` (when not None) counts the elements
-    without computing them.
+    without computing them; `fast` says `lazy` is a C-level map/filter pipeline, cheaper
+    than building the list.
     """
 
-    __slots__ = ("node", "lazy", "count")
+    __slots__ = ("node", "lazy", "count", "fast")
 
-    def __init__(self, node: _N, lazy: Fn | None, count: Fn | None) -> None:
+    def __init__(self, node: _N, lazy: Fn | None, count: Fn | None, fast: bool = False) -> None:
         self.node = node
         self.lazy = lazy
         self.count = count
+        self.fast = fast
 
 
 def _constant(value: Any, type_: Type, pos: Pos) -> _N:
@@ -382,6 +388,7 @@ class _Compiler:
             node = _N(lambda st, env: env[name], local_t, pos, local=name,
                       free=frozenset((name,)))
             node.chain = ("local", name, ())
+            node.vf = (name, None)
             return node
         glob = scope.globals.get(name)
         if glob is not None:
@@ -404,13 +411,13 @@ class _Compiler:
     def _is_params(tree: Tree | Token) -> bool:
         return isinstance(tree, Tree) and tree.data == "name" and tree.children[0] == "params"
 
-    def _param(self, name: str, pos: Pos, scope: Scope) -> _N:
+    def _param(self, name: str, pos: Pos, start: Pos, scope: Scope) -> _N:
         if name not in scope.params:
             raise self._error(
                 f"unknown parameter '{name}'", pos, _suggest(name, list(scope.params))
             )
         value = scope.params[name]
-        return _constant(value, type_of_value(value), pos)
+        return _constant(value, type_of_value(value), start)
 
     # -- attributes, indexing ------------------------------------------------------------
 
@@ -418,7 +425,7 @@ class _Compiler:
         base_t, name_tok = tree.children
         name = str(name_tok)
         if self._is_params(base_t):
-            return self._param(name, _pos(name_tok), scope)
+            return self._param(name, _pos(name_tok), _pos(base_t), scope)
         base = self.expr(base_t, scope)
         return self._get_attr(base, name, _pos(name_tok))
 
@@ -456,6 +463,8 @@ class _Compiler:
         node = _make(_chain_fn(kind, root, path), attr_t, base.pos, [base])
         if not node.const:
             node.chain = (kind, root, path)
+            if kind == "local":
+                node.vf = (root, operator.attrgetter(".".join(path)))
         return node
 
     def _index(self, tree: Tree, scope: Scope) -> _N:
@@ -653,11 +662,18 @@ class _Compiler:
             cond_fn = _all_of([c.fn for c in kept]) if kept else None
             built.append((name, it.iter_fn or it.fn, cond_fn))
 
+        fast = False
         if len(built) == 1:
             name, itf, cond_fn = built[0]
-            values = _single_values(name, itf, cond_fn, body)
-            lazy = _single_lazy(name, itf, cond_fn, body)
-            count = _single_count(name, itf, cond_fn)
+            kept = [c for c in levels[0][2] if not (c.const and c.value)]
+            plan = _loop_var_plan(name, body, kept)
+            if plan is not None:
+                fast = True
+                values, lazy, count = _fast_single(itf, body, *plan)
+            else:
+                values = _single_values(name, itf, cond_fn, body)
+                lazy = _single_lazy(name, itf, cond_fn, body)
+                count = _single_count(name, itf, cond_fn)
         else:
             values = _nested_values(built, body)
             lazy = _nested_lazy(built, body)
@@ -676,7 +692,7 @@ class _Compiler:
         node = _make(values, type_, pos, parts, dyn=not foldable, free=free)
         if node.const:
             return _Gen(node, None, None)
-        return _Gen(node, lazy, count)
+        return _Gen(node, lazy, count, fast)
 
     # -- conditionals and booleans -----------------------------------------------------
 
@@ -730,7 +746,10 @@ class _Compiler:
             return _constant(is_and, BOOL, pos)
         fns = [n.fn if n.type is BOOL else _to_bool(n.fn) for n in kept]
         fn = _all_of(fns) if is_and else _any_of(fns)
-        return _make(fn, BOOL, pos, kept)
+        node = _make(fn, BOOL, pos, kept)
+        if not node.const and node.err is None:
+            node.vf = _boolop_vf(kept, is_and)
+        return node
 
     def _not(self, tree: Tree, scope: Scope) -> _N:
         not_tok, operand_t = tree.children
@@ -742,7 +761,11 @@ class _Compiler:
         else:
             fa = a.fn
             fn = lambda st, env: not fa(st, env)  # noqa: E731
-        return _make(fn, BOOL, _pos(not_tok), [a])
+        node = _make(fn, BOOL, _pos(not_tok), [a])
+        if not node.const and a.vf is not None:
+            name, g = a.vf
+            node.vf = (name, operator.not_ if g is None else _compose(operator.not_, g))
+        return node
 
     # -- comparisons -------------------------------------------------------------------
 
@@ -759,7 +782,7 @@ class _Compiler:
             self._check_compare(op, operands[i], operands[i + 1], pos)
         pos = operands[0].pos
         if len(operands) == 2:
-            return _make(_binary_fn(ops[0][0], *operands), BOOL, pos, operands)
+            return _binary_node(ops[0][0], operands[0], operands[1], BOOL, pos)
         cmps = [COMPARE[op] for op, _p in ops]
         if len(operands) == 3:
             a, b, c = operands
@@ -849,7 +872,7 @@ class _Compiler:
                 and base.bit_length() * exp > FOLD_MAX_BITS
             ):
                 raise self._error("this number is too large", pos)
-        return _make(_binary_fn(op, left, right), type_, left.pos, [left, right])
+        return _binary_node(op, left, right, type_, left.pos)
 
     def _arith_type(self, op: str, left: _N, right: _N, pos: Pos) -> Type:
         lt, rt = left.type, right.type
@@ -897,19 +920,88 @@ class _Compiler:
         return _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a])
 
 
+def _binary_node(op: str, left: _N, right: _N, type_: Type, pos: Pos) -> _N:
+    node = _make(_binary_fn(op, left, right), type_, pos, [left, right])
+    if not node.const and node.err is None:
+        node.vf = _binary_vf(op, left, right)
+    return node
+
+
 def _binary_fn(op: str, left: _N, right: _N) -> Fn:
     """The closure for `left op right`, picked by operand shape."""
-    ff, fc, cf, lc, ll = BINARY[op]
+    ff, fc, cf, lc, ll, gc, gg = BINARY[op]
     if left.local is not None:
         if right.const:
             return lc(left.local, right.value)
         if right.local is not None:
             return ll(left.local, right.local)
     if right.const:
+        chain = left.chain
+        if chain is not None and chain[2] and chain[0] in ("local", "global"):
+            getter = operator.attrgetter(".".join(chain[2]))
+            if chain[0] == "local":
+                return gc(getter, chain[1], right.value)
+            return gg(getter, chain[1], right.value)
         return fc(left.fn, right.value)
     if left.const:
         return cf(left.value, right.fn)
     return ff(left.fn, right.fn)
+
+
+def _identity(v: Any) -> Any:
+    return v
+
+
+def _compose(f: Callable[[Any], Any], g: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda v: f(g(v))
+
+
+def _binary_vf(op: str, left: _N, right: _N) -> tuple[str, Callable[[Any], Any]] | None:
+    """`left op right` as a function of one local, when that is all it depends on."""
+    func = FUNCTION[op]
+    if left.vf is not None and right.const:
+        name, g = left.vf
+        c = right.value
+        if g is None:
+            if op in SWAPPED:
+                return name, partial(SWAPPED[op], c)
+            if op in COMMUTATIVE_FOR_NUMBERS and is_numeric(left.type):
+                return name, partial(COMMUTATIVE_FOR_NUMBERS[op], c)
+            return name, lambda v: func(v, c)
+        return name, lambda v: func(g(v), c)
+    if right.vf is not None and left.const:
+        name, g = right.vf
+        c = left.value
+        if g is None:
+            return name, partial(func, c)
+        return name, lambda v: func(c, g(v))
+    if left.vf is not None and right.vf is not None and left.vf[0] == right.vf[0]:
+        name = left.vf[0]
+        g1 = left.vf[1] or _identity
+        g2 = right.vf[1] or _identity
+        return name, lambda v: func(g1(v), g2(v))
+    return None
+
+
+def _boolop_vf(nodes: list[_N], is_and: bool) -> tuple[str, Callable[[Any], Any]] | None:
+    """`a and b` / `a or b` as a function of one local, when that is all it depends on."""
+    vfs = [n.vf for n in nodes]
+    names = {vf[0] for vf in vfs if vf is not None}
+    if None in vfs or len(names) != 1:
+        return None
+    name = names.pop()
+    fs = [(vf[1] if vf is not None else None) or _identity for vf in vfs]
+    if any(n.type is not BOOL for n in nodes):
+        fs = [_compose(bool, f) for f in fs]
+    if len(fs) == 2:
+        f1, f2 = fs
+        if is_and:
+            return name, lambda v: f1(v) and f2(v)
+        return name, lambda v: f1(v) or f2(v)
+    tup = tuple(fs)
+    if is_and:
+        return name, lambda v: all(f(v) for f in tup)
+    return name, lambda v: any(f(v) for f in tup)
 
 
 def _plural(n: int, word: str) -> str:
@@ -919,6 +1011,67 @@ def _plural(n: int, word: str) -> str:
 # -- comprehension closures ------------------------------------------------------------
 # `for e[name] in ...` assigns the loop variable straight into the comprehension's own
 # copy of env, so the body and conditions read it like any other local.
+
+
+_NO_FILTER: Any = object()
+
+
+def _loop_var_plan(
+    name: str, body: _N, conds: list[_N]
+) -> tuple[Callable[[Any], Any] | None, Any] | None:
+    """(body function, filter function) when the body and conditions depend on nothing
+    but the loop variable; then the loop can be map()/filter() with no env dict.
+
+    The body function is None for the loop variable itself (or a constant body); the filter
+    is _NO_FILTER without conditions, None to keep truthy elements (`if x`).
+    """
+    if body.const:
+        body_f = None
+    elif body.vf is not None and body.vf[0] == name:
+        body_f = body.vf[1]
+    else:
+        return None
+    fs: list[Callable[[Any], Any] | None] = []
+    for c in conds:
+        if c.vf is None or c.vf[0] != name:
+            return None
+        fs.append(c.vf[1])
+    if not fs:
+        return body_f, _NO_FILTER
+    if len(fs) == 1:
+        return body_f, fs[0]
+    parts = tuple(f or _identity for f in fs)
+    return body_f, lambda v: all(f(v) for f in parts)
+
+
+def _fast_single(
+    itf: Fn, body: _N, body_f: Callable[[Any], Any] | None, keep: Any
+) -> tuple[Fn, Fn, Fn]:
+    """values/lazy/count closures for a one-variable loop built from map() and filter()."""
+    if keep is _NO_FILTER:
+        source: Fn = itf
+        count: Fn = lambda st, env: runtime.length(itf(st, env))  # noqa: E731
+    else:
+        source = lambda st, env: filter(keep, itf(st, env))  # noqa: E731
+        count = lambda st, env: len(list(filter(keep, itf(st, env))))  # noqa: E731
+    if body.const:
+        bv = body.value
+        values: Fn = lambda st, env: [bv for _ in source(st, env)]  # noqa: E731
+        lazy: Fn = lambda st, env: (bv for _ in source(st, env))  # noqa: E731
+    elif body_f is None:
+        if keep is _NO_FILTER:
+            values = lambda st, env: list(itf(st, env))  # noqa: E731
+            lazy = lambda st, env: iter(itf(st, env))  # noqa: E731
+        else:
+            values = lambda st, env: list(filter(keep, itf(st, env)))  # noqa: E731
+            lazy = source
+    elif keep is _NO_FILTER:
+        values = lambda st, env: list(map(body_f, itf(st, env)))  # noqa: E731
+        lazy = lambda st, env: map(body_f, itf(st, env))  # noqa: E731
+    else:
+        values = lambda st, env: list(map(body_f, filter(keep, itf(st, env))))  # noqa: E731
+        lazy = lambda st, env: map(body_f, filter(keep, itf(st, env)))  # noqa: E731
+    return values, lazy, count
 
 
 def _single_values(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
@@ -1080,6 +1233,15 @@ def _arity(c: _Compiler, name: str, pos: Pos, args: list[_N], lo: int, hi: int) 
     raise c._error(f"{name}() takes {want}, got {n}", pos)
 
 
+def _over(func: Callable[[Any], Any], args: list[_N], gen: _Gen | None, type_: Type,
+          pos: Pos) -> _N:
+    """func(xs) for a one-argument builtin; streams a fast generator instead of a list."""
+    if gen is not None and gen.fast and gen.lazy is not None:
+        lazy = gen.lazy
+        return _make(lambda st, env: func(lazy(st, env)), type_, pos, args)
+    return _apply(func, args, type_, pos)
+
+
 def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
     """Element type of a list argument (ANY for an ANY argument)."""
     t = arg.type
@@ -1099,7 +1261,7 @@ def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
         hint = "count(x for x in xs if x) counts the true ones" if elem is BOOL else None
         raise c._error(f"sum() needs a list of numbers, got list[{elem.name}]", args[0].pos,
                        hint)
-    return _apply(sum, args, result, pos)
+    return _over(sum, args, gen, result, pos)
 
 
 def _b_count(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
@@ -1152,7 +1314,7 @@ def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
         elem = _list_arg(c, name, arg)
         if not _comparable(elem):
             raise c._error(f"{name}() needs numbers or strings, got {arg.type.name}", arg.pos)
-        return _apply(func, args, elem, pos)
+        return _over(func, args, gen, elem, pos)
     result: Type | None = None
     for a in args:
         if not _comparable(a.type):
@@ -1185,7 +1347,7 @@ def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     if not _comparable(elem):
         raise c._error(f"sorted() needs a list of numbers or strings, got {arg.type.name}",
                        arg.pos)
-    return _apply(sorted, args, ListT(elem), pos)
+    return _over(sorted, args, gen, ListT(elem), pos)
 
 
 def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:

@@ -181,3 +181,32 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "in": _contains,
     "not in": _not_contains,
 }
+
+# The same operators as plain functions, for closures over a single loop variable.
+FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": div,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    **COMPARE,
+}
+
+# `v OP c` written as `F(c, v)`, so that functools.partial(F, c) computes it without a
+# Python-level call. Only exact rewrites are listed; `+` and `*` swap operands, which is
+# exact for numbers only (the caller checks).
+SWAPPED: dict[str, Callable[[Any, Any], Any]] = {
+    ">": operator.lt,
+    ">=": operator.le,
+    "<": operator.gt,
+    "<=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "in": operator.contains,
+}
+COMMUTATIVE_FOR_NUMBERS: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "*": operator.mul,
+}

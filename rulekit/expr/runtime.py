@@ -12,7 +12,7 @@ from typing import Any
 
 def div(a: Any, b: Any) -> Any:
     """`/`: exact quotients of two ints stay ints (6/3 == 2), everything else is a float."""
-    if type(a) is int and type(b) is int:
+    if type(a) is int and type(b) is int and b:
         q, r = divmod(a, b)
         if not r:
             return q
