@@ -524,15 +524,17 @@ class GameBuild:
                 n, a = st.n, st.active
                 return [(a + k) % n for k in range(n)]
 
-            if "none" in value:
-                b.error(path + ("none",), "`none:` belongs to `choose`; in `together` a seat "
-                        "without options is skipped")
+            for key in ("none", "auto"):
+                if key in value:
+                    b.error(path + (key,), f"`{key}:` belongs to `choose`; in `together` a "
+                            "seat without options is skipped")
             return S.Together(seats, options, pass_label)
         who = b.expr(path + ("who",), value.get("who", "active"), scope)
         none = None
         if "none" in value:
             none = self.steps(path + ("none",), value["none"] or [], scope)
-        return S.Choose(who.fn if who else _broken, options, pass_label, none)
+        return S.Choose(who.fn if who else _broken, options, pass_label, none,
+                        bool(value.get("auto", False)))
 
     def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:
         b = self.b

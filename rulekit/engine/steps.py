@@ -260,11 +260,12 @@ class Choose(Step):
     pure = False
 
     def __init__(self, who: Fn, options: list[Option], pass_label: str | None,
-                 none: tuple[Step, ...] | None) -> None:
+                 none: tuple[Step, ...] | None, auto: bool = False) -> None:
         self.who = who
         self.options = options
         self.pass_label = pass_label
         self.none = none
+        self.auto = auto
 
     def actions(self, st: State, seat: int, env: dict) -> list[Action]:
         player = st.players[seat]
@@ -295,6 +296,13 @@ class Choose(Step):
     def run(self, st: State, env: dict) -> bool:
         seat = self.who(st, env).seat
         actions = self.actions(st, seat, env)
+        if len(actions) == 1 and self.auto:
+            # nothing to decide: the only option happens by itself, and the log says so
+            action = actions[0]
+            st.log.append({"seat": seat, "action": action.label, "forced": True})
+            if action.steps:
+                st._stack.append(SeqFrame(action.steps, action.env))
+            return False
         if actions:
             st._pending = Decision(seat, actions, None)
             return True

@@ -65,6 +65,8 @@ def _choice() -> dict:
             "options": {"type": "array", "items": option},
             "pass": {"type": ["string", "boolean"]},
             "none": STEPS,
+            "auto": {"type": "boolean",
+                     "description": "with `choose`: a single option is taken without asking"},
             "doc": {"type": "string"},
         },
     }
