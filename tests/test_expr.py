@@ -492,6 +492,15 @@ def test_type_errors(text: str, message: str, column: int) -> None:
     assert (e.message, e.column) == (message, column)
 
 
+def test_count_of_a_true_false_generator_is_refused() -> None:
+    e = error("count(t.double for t in flags)",
+              flags=ListT(ObjT("Tile", {"double": BOOL})))
+    assert "true/false" in e.message
+    assert "if" in e.hint
+    assert run("count([true, false])") == 2
+    assert run("count(x for x in [true, false] if x)") == 1
+
+
 def test_type_error_hints() -> None:
     assert error("word + n").hint == "use str(...) to turn a number into text"
     assert "xs + [x]" in error("xs + 1").hint

@@ -53,7 +53,7 @@ def _all_chances() -> dict[str, type[Kind]]:
 
 def step_keywords() -> list[str]:
     """Every main key a step may have: the flow's own and those the kinds offer."""
-    return ["choose", "together", "if", "for", "run", "set", "add", "say",
+    return ["choose", "together", "if", "for", "run", "let", "set", "add", "say",
             *_all_chances(), *_all_effects()]
 
 
@@ -382,11 +382,27 @@ class GameBuild:
             items = [items]
         out = []
         for i, item in enumerate(items):
-            step = self.step(path + (i,), item, scope)
+            if isinstance(item, dict) and set(item) == {"let"}:
+                step, scope = self.let_step(path + (i, "let"), item["let"], scope)
+            else:
+                step = self.step(path + (i,), item, scope)
             if step is not None:
                 step.where = self.b.where(path + (i,))
                 out.append(step)
         return tuple(out)
+
+    def let_step(self, path: Path_, value: Any, scope: Scope) -> tuple[S.Step | None, Scope]:
+        """`let: {NAME: EXPR}` names values for the steps after it, in the same list."""
+        if not isinstance(value, dict) or not value:
+            self.b.error(path, "`let` takes a mapping NAME: expression")
+            return None, scope
+        lets = []
+        for name, text in value.items():
+            c = self.b.expr(path + (name,), text, scope)
+            if c is not None:
+                lets.append((str(name), c.fn))
+                scope = scope.with_locals(**{str(name): c.type})
+        return S.Let(lets), scope
 
     def step(self, path: Path_, item: Any, scope: Scope) -> S.Step | None:
         b = self.b

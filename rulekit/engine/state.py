@@ -280,7 +280,6 @@ class State:
                 p[name] = value
         for name, value in game.turn_resets_game:
             self.gvars[name] = value
-        self._dirty = True  # a new turn and active player: the end may depend on them
         self._stack.append(SeqFrame(game.turn_steps, {}, "turn", True))
 
 

@@ -123,6 +123,18 @@ class SetVar(Step):
         return False
 
 
+class Let(Step):
+    """Names values for the rest of the step list (the names live in the list's env)."""
+
+    def __init__(self, lets: list[tuple[str, Fn]]) -> None:
+        self.lets = lets
+
+    def run(self, st: State, env: dict) -> bool:
+        for name, fn in self.lets:
+            env[name] = fn(st, env)
+        return False
+
+
 class Say(Step):
     """`say:` puts a line of text in the log, for people watching the game."""
 
@@ -268,9 +280,8 @@ class Choose(Step):
         self.auto = auto
 
     def actions(self, st: State, seat: int, env: dict) -> list[Action]:
-        player = st.players[seat]
-        base = dict(env)
-        base["player"] = player
+        base = dict(env) if env else {}
+        base["player"] = st.players[seat]
         out: list[Action] = []
         seen: set[str] = set()
         for opt in self.options:

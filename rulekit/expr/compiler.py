@@ -111,13 +111,14 @@ class _Gen:
     than building the list.
     """
 
-    __slots__ = ("node", "lazy", "count", "fast")
+    __slots__ = ("node", "lazy", "count", "fast", "filtered")
 
     def __init__(self, node: _N, lazy: Fn | None, count: Fn | None, fast: bool = False) -> None:
         self.node = node
         self.lazy = lazy
         self.count = count
         self.fast = fast
+        self.filtered = False  # has an `if` clause
 
 
 def _constant(value: Any, type_: Type, pos: Pos) -> _N:
@@ -315,7 +316,6 @@ class _Compiler:
             "call": self._call,
             "list": self._list,
             "listcomp": self._listcomp,
-            "genexp": self._genexp_alone,
             "cond": self._cond,
             "or_test": self._or,
             "and_test": self._and,
@@ -606,9 +606,6 @@ class _Compiler:
     def _listcomp(self, tree: Tree, scope: Scope) -> _N:
         return self._comprehension(tree.children[0], tree.children[1], scope, _pos(tree)).node
 
-    def _genexp_alone(self, tree: Tree, scope: Scope) -> _N:  # pragma: no cover - grammar
-        return self._comprehension(tree.children[0], tree.children[1], scope, _pos(tree)).node
-
     def elem_type(self, node: _N) -> Type:
         """The element type when iterating over `node`; only lists (or ANY) can be iterated."""
         t = node.type
@@ -690,9 +687,9 @@ class _Compiler:
                     total = FOLD_LOOP_LIMIT + 1
             foldable = total <= FOLD_LOOP_LIMIT
         node = _make(values, type_, pos, parts, dyn=not foldable, free=free)
-        if node.const:
-            return _Gen(node, None, None)
-        return _Gen(node, lazy, count, fast)
+        gen = _Gen(node, None, None) if node.const else _Gen(node, lazy, count, fast)
+        gen.filtered = any(conds for _n, _it, conds in levels)
+        return gen
 
     # -- conditionals and booleans -----------------------------------------------------
 
@@ -1267,7 +1264,15 @@ def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
 def _b_count(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
-    _list_arg(c, name, arg)
+    elem = _list_arg(c, name, arg)
+    if gen is not None and elem is BOOL and not gen.filtered:
+        # count(t.double for t in hand) would count every tile, not the doubles.
+        raise c._error(
+            "count() counts elements, but this generator gives true/false values",
+            arg.pos,
+            "to count the ones that pass a test, filter with if: "
+            "count(t for t in xs if t.double)",
+        )
     if gen is not None and gen.count is not None:
         return _make(gen.count, INT, pos, [arg])
     return _apply(runtime.length, args, INT, pos)

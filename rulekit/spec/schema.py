@@ -82,6 +82,8 @@ def _step() -> dict:
         "for": {"type": "string"},
         "do": STEPS,
         "run": NAME,
+        "let": {"type": "object", "minProperties": 1, "additionalProperties": EXPR,
+                "description": "names values for the steps after it"},
         "set": {"type": "object", "minProperties": 1, "maxProperties": 1,
                 "additionalProperties": EXPR},
         "add": {"type": "object", "minProperties": 1, "maxProperties": 1,
