@@ -202,6 +202,8 @@ class GameBuild:
         self.params = params
         self.data = src.data
         self.runs: list[tuple[Path_, S.Run]] = []
+        self.procs: dict[str, tuple[S.Step, ...]] = {}
+        self.spliced: set[str] = set()
         self.kinds: dict[str, Kind] = {}
 
     def build(self) -> dict[str, Any]:
@@ -309,7 +311,7 @@ class GameBuild:
         flow = data.get("flow") or {}
         runs = self.runs
         procs = flow.get("procedures") or {}
-        compiled_procs = {}
+        compiled_procs = self.procs
         for name, body in procs.items():
             compiled_procs[name] = self.steps(("flow", "procedures", name), body, self.scope)
         out["setup"] = self.steps(("flow", "setup"), flow.get("setup") or [], self.scope)
@@ -323,7 +325,7 @@ class GameBuild:
                 out["first_player"] = _seat_of(c)
         else:
             out["first_player"] = None
-        unused = set(compiled_procs) - {r.name for _p, r in runs}
+        unused = set(compiled_procs) - {r.name for _p, r in runs} - self.spliced
         for name in sorted(unused):
             b.error(("flow", "procedures", name), f"procedure '{name}' is never run",
                     "every part of the flow must be reachable; remove it or `run:` it")
@@ -382,6 +384,11 @@ class GameBuild:
             items = [items]
         out = []
         for i, item in enumerate(items):
+            if isinstance(item, dict) and set(item) == {"run"} and item["run"] in self.procs:
+                # a procedure compiled already is spliced in: no frame to push at run time
+                self.spliced.add(item["run"])
+                out.extend(self.procs[item["run"]])
+                continue
             if isinstance(item, dict) and set(item) == {"let"}:
                 step, scope = self.let_step(path + (i, "let"), item["let"], scope)
             else:
