@@ -149,11 +149,12 @@ def _fmt(path: Path_) -> str:
 class PlayerBase:
     """A seat as expressions see it (`player`, `active`, `players[i]`)."""
 
-    __slots__ = ("st", "seat", "_views")
+    __slots__ = ("st", "seat", "vars", "_views")
 
     def __init__(self, st: Any, seat: int) -> None:
         self.st = st
         self.seat = seat
+        self.vars = st.pvars[seat]
         self._views: dict[int, Any] = {}
 
     @property
@@ -182,7 +183,7 @@ class PlayerBase:
 
 
 def _var_prop(name: str) -> property:
-    return property(lambda self: self.st.pvars[self.seat][name])
+    return property(lambda self: self.vars[name])
 
 
 def _view_prop(kind: Kind) -> property:

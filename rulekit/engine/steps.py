@@ -114,7 +114,7 @@ class SetVar(Step):
         if self.who is None:
             store = st.gvars
         else:
-            store = st.pvars[self.who(st, env).seat]
+            store = self.who(st, env).vars
         if self.add:
             store[self.name] += value
         else:
@@ -214,15 +214,61 @@ class ChanceStep(Step):
         return True
 
 
-@dataclass
 class Option:
-    """One way of generating options of a decision."""
+    """One way of generating options of a decision: `for`, `let`, `if`, `label`, `do`.
 
-    iterate: Callable | None
-    lets: list[tuple[str, Fn]]
-    cond: Fn | None
-    label: Fn
-    steps: tuple[Step, ...]
+    `generate` is specialised once, at load time, to the option's shape, because it
+    runs for every candidate of every decision of every game.
+    """
+
+    def __init__(self, iterate: Callable | None, lets: list[tuple[str, Fn]], cond: Fn | None,
+                 label: Fn, steps: tuple[Step, ...]) -> None:
+        self.iterate = iterate
+        self.lets = lets
+        self.cond = cond
+        self.label = label
+        self.steps = steps
+        self.generate = self._specialise()
+
+    def _specialise(self) -> Callable[[Any, dict, int, list, set], None]:
+        iterate, lets, cond, label_fn, steps = (self.iterate, self.lets, self.cond, self.label,
+                                                self.steps)
+        if iterate is None:
+            def iterate(st: Any, base: dict) -> tuple[dict, ...]:
+                return (dict(base),)
+        if len(lets) == 1:
+            (name, let_fn), = lets
+            if cond is not None:
+                def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
+                    for e in iterate(st, base):
+                        e[name] = let_fn(st, e)
+                        if cond(st, e):
+                            label = label_fn(st, e)
+                            if label not in seen:
+                                seen.add(label)
+                                out.append(Action(label, seat, steps, e))
+                return generate
+        elif not lets and cond is not None:
+            def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
+                for e in iterate(st, base):
+                    if cond(st, e):
+                        label = label_fn(st, e)
+                        if label not in seen:
+                            seen.add(label)
+                            out.append(Action(label, seat, steps, e))
+            return generate
+
+        def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
+            for e in iterate(st, base):
+                for name, fn in lets:
+                    e[name] = fn(st, e)
+                if cond is not None and not cond(st, e):
+                    continue
+                label = label_fn(st, e)
+                if label not in seen:
+                    seen.add(label)
+                    out.append(Action(label, seat, steps, e))
+        return generate
 
 
 class Action:
@@ -285,21 +331,7 @@ class Choose(Step):
         out: list[Action] = []
         seen: set[str] = set()
         for opt in self.options:
-            if opt.iterate is None:
-                envs: Any = (dict(base),)
-            else:
-                envs = opt.iterate(st, base)
-            lets, cond, label_fn, steps = opt.lets, opt.cond, opt.label, opt.steps
-            for e in envs:
-                for name, fn in lets:
-                    e[name] = fn(st, e)
-                if cond is not None and not cond(st, e):
-                    continue
-                label = label_fn(st, e)
-                if label in seen:
-                    continue
-                seen.add(label)
-                out.append(Action(label, seat, steps, e))
+            opt.generate(st, base, seat, out, seen)
         if self.pass_label is not None and self.pass_label not in seen:
             out.append(Action(self.pass_label, seat, (), base))
         return out
