@@ -155,3 +155,15 @@ def test_alias_bomb_is_refused(tmp_path):
 def test_shipped_games_are_valid(root):
     for path in sorted((root / "games").rglob("*.yaml")):
         rulekit.load_game(path)
+
+
+def test_a_variable_keeps_its_type(tmp_path):
+    text = QWIXX.replace("- set: {player.crossed: true}", "- set: {player.crossed: 3}", 1)
+    (d,) = errors(tmp_path, text)
+    assert "bool" in d.message and d.line == line_of(text, "player.crossed: 3")[0]
+
+
+def test_set_of_an_unknown_variable(tmp_path):
+    text = QWIXX.replace("- add: {active.penalties: 1}", "- add: {active.penalty: 1}")
+    (d,) = errors(tmp_path, text)
+    assert "penalty" in d.message and d.hint == "did you mean 'penalties'?"

@@ -476,7 +476,9 @@ class GameBuild:
         target = str(target)
         who_text, _, var = target.rpartition(".")
         vpath = path + (target,)
-        expect = NUM if add else None
+        decl = (self.data.get("vars") or {}).get(var) or {}
+        var_t = _VAR_TYPES.get(type(decl.get("init", 0)), ANY)
+        expect = NUM if add or var_t is INT else var_t
         if not who_text:
             t = self.data.get("vars", {}).get(var)
             if t is None or t.get("per") == "player":

@@ -1,0 +1,76 @@
+"""Config values that are fixed when a game loads: literals, or expressions of params only.
+
+Lane lengths, pile keys and tile values shape a component's state and its types, so they
+must be known before the first game starts; reading them here once keeps the hot path
+free of expressions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.expr import ANY, INT, STR, ListT, Scope, Type
+from rulekit.expr.types import fits, type_of_value
+from rulekit.spec.source import Path_ as Path
+
+
+def fixed_value(b: Any, path: Path, value: Any, expect: Type) -> Any:
+    """The value of a config entry (a literal or a params-only expression), or None after
+    reporting why it cannot be used."""
+    if isinstance(value, str):
+        c = b.expr(path, value, Scope(b.params), expect)
+        if c is None:
+            return None
+        if not c.constant:
+            b.error(path, "this value must be fixed when the game loads",
+                    "use literals and params only")
+            return None
+        return c.fn(None, {})
+    if isinstance(value, bool) or not fits(type_of_value(value), expect):
+        b.error(path, f"expected {expect.name} (or an expression giving one), got {value!r}")
+        return None
+    return value
+
+
+def key_list(b: Any, path: Path, value: Any, what: str) -> tuple[list, Type]:
+    """Distinct keys (all ints or all strings) and their type, for lanes, piles and such."""
+    keys = fixed_value(b, path, value, ListT(ANY))
+    if keys is None:
+        return [], INT
+    keys = list(keys)
+    if not keys:
+        b.error(path, f"there must be at least one {what}")
+        return [], INT
+    if all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
+        key_t = INT
+    elif all(isinstance(k, str) for k in keys):
+        key_t = STR
+    else:
+        b.error(path, f"{what} keys must be all whole numbers or all names, got {keys!r}")
+        return [], INT
+    if len(set(keys)) != len(keys):
+        dup = sorted({k for k in keys if keys.count(k) > 1}, key=str)
+        b.error(path, f"every {what} needs its own key; repeated: "
+                      f"{', '.join(map(str, dup))}")
+        return [], key_t
+    return keys, key_t
+
+
+def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int) -> list[int]:
+    """`n` whole numbers of at least `least`, one per key; a single number is used for all."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        values = [value] * n
+    else:
+        values = fixed_value(b, path, value, ListT(INT))
+        if values is None:
+            return [least] * n
+        values = list(values)
+        if len(values) != n:
+            b.error(path, f"{what}: {len(values)} values for {n} keys",
+                    "give one value per key, or one number for all")
+            return [least] * n
+    for v in values:
+        if v < least:
+            b.error(path, f"{what} must be at least {least}, got {v}")
+            return [least] * n
+    return values

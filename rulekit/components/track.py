@@ -1,0 +1,225 @@
+"""Tracks: lanes of numbered fields, one pawn per player per lane, racing to the last field.
+
+Race and column games move pawns field by field towards the end of a lane. A pawn starts
+off the board (position 0); fields are numbered 1..length. The last field may hold only a
+few pawns: a pawn arriving on a full last field either bumps the pawn that has been there
+longest back off the board (`when_full: bump`) or stops one field short (`block`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.components.base import Effect, Kind, register
+from rulekit.components.fixed import fixed_value, int_list, key_list
+from rulekit.errors import FlowError
+from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT
+
+#: the type of a player argument; object types fit by name, so this matches the game's own
+PLAYER = ObjT("Player")
+
+
+def _seat(player: Any) -> int:
+    return player if type(player) is int else player.seat
+
+
+class TrackView:
+    """The track as expressions see it: `board.position(player, 7)`, `board.lanes`."""
+
+    __slots__ = ("s", "kind")
+
+    def __init__(self, s: list, kind: Track) -> None:
+        self.s = s
+        self.kind = kind
+
+    def _lane(self, lane: Any) -> int:
+        i = self.kind.lane_index.get(lane)
+        if i is None:
+            raise FlowError(f"track '{self.kind.name}' has no lane {lane!r}; its lanes are "
+                            f"{', '.join(map(str, self.kind.lanes))}")
+        return i
+
+    # ---- read ---------------------------------------------------------------------------
+    @property
+    def lanes(self) -> list:
+        return list(self.kind.lanes)
+
+    @property
+    def lengths(self) -> list[int]:
+        return list(self.kind.lengths)
+
+    def length(self, lane: Any) -> int:
+        return self.kind.lengths[self._lane(lane)]
+
+    def position(self, player: Any, lane: Any) -> int:
+        return self.s[0][_seat(player)][self._lane(lane)]
+
+    def on_board(self, player: Any, lane: Any) -> bool:
+        return self.s[0][_seat(player)][self._lane(lane)] > 0
+
+    def at_end(self, player: Any, lane: Any) -> bool:
+        i = self._lane(lane)
+        return self.s[0][_seat(player)][i] == self.kind.lengths[i]
+
+    def ends_reached(self, player: Any) -> list:
+        """The lanes where the player's pawn stands on the last field."""
+        row = self.s[0][_seat(player)]
+        return [k for k, p, n in zip(self.kind.lanes, row, self.kind.lengths) if p == n]
+
+    def seats_at(self, lane: Any, field: int) -> list[int]:
+        """The seats whose pawn stands on that field of the lane (0: off the board)."""
+        i = self._lane(lane)
+        return [seat for seat, row in enumerate(self.s[0]) if row[i] == field]
+
+    def seats_at_end(self, lane: Any) -> list[int]:
+        """The seats on the lane's last field, in the order they arrived."""
+        return list(self.s[1][self._lane(lane)])
+
+    # ---- effects ------------------------------------------------------------------------
+    def _advance(self, lane: Any, player: Any, steps: int | None) -> None:
+        i = self._lane(lane)
+        seat = _seat(player)
+        kind = self.kind
+        row = self.s[0][seat]
+        old = row[i]
+        end = kind.lengths[i]
+        new = min(old + (1 if steps is None else steps), end)
+        if new <= old:
+            return
+        if new == end:
+            here = self.s[1][i]
+            cap = kind.last_capacity
+            if cap is not None and len(here) >= cap:
+                if kind.bump:
+                    pos = self.s[0]
+                    while len(here) >= cap:
+                        pos[here.pop(0)][i] = 0
+                else:
+                    new = end - 1
+                    if new <= old:
+                        return
+            if new == end:
+                here.append(seat)
+        row[i] = new
+
+    def _send_back(self, lane: Any, player: Any) -> None:
+        i = self._lane(lane)
+        seat = _seat(player)
+        row = self.s[0][seat]
+        if row[i] == self.kind.lengths[i]:
+            self.s[1][i].remove(seat)
+        row[i] = 0
+
+    def _rebind(self, st: Any) -> TrackView:
+        return st.gviews[self.kind.index]
+
+
+@register
+class Track(Kind):
+    kind = "track"
+    schema = {
+        "type": "object",
+        "required": ["lanes", "lengths"],
+        "properties": {
+            "lanes": {
+                "description": "the lanes' keys (numbers or names): a list, or an expression "
+                               "of params such as range(...)",
+                "type": ["string", "array"],
+            },
+            "lengths": {
+                "description": "fields per lane, the last field included: one number for all "
+                               "lanes, or a list (or params expression) with one per lane",
+                "type": ["string", "array", "integer"],
+            },
+            "last_capacity": {
+                "description": "how many pawns a lane's last field holds (omit: any number)",
+                "type": ["string", "integer"],
+            },
+            "when_full": {
+                "description": "a pawn arriving on a full last field bumps the pawn there "
+                               "longest back off the board (bump) or stops one field short "
+                               "(block)",
+                "enum": ["bump", "block"],
+            },
+        },
+    }
+    effects = {
+        "advance": Effect("track", "Track", "_advance",
+                          {"lane": ANY, "player": PLAYER, "steps": INT}, optional=("steps",),
+                          doc="move the player's pawn in the lane `steps` fields on (default 1); "
+                              "off the board it enters on field `steps`; it stops on the last "
+                              "field"),
+        "send_back": Effect("track", "Track", "_send_back", {"lane": ANY, "player": PLAYER},
+                            doc="the player's pawn in the lane goes back off the board"),
+    }
+
+    def declare(self, b: Any) -> None:
+        conf = self.config
+        self.lanes, key_t = key_list(b, b.path + ("lanes",), conf.get("lanes"), "lane")
+        self.lane_index = {k: i for i, k in enumerate(self.lanes)}
+        self.lengths = int_list(b, b.path + ("lengths",), conf.get("lengths"), len(self.lanes),
+                                "lengths", 1)
+        self.last_capacity: int | None = None
+        if conf.get("last_capacity") is not None:
+            path = b.path + ("last_capacity",)
+            cap = fixed_value(b, path, conf["last_capacity"], INT)
+            if cap is not None and cap < 1:
+                b.error(path, f"the last field must hold at least 1 pawn, not {cap}",
+                        "omit last_capacity for a field without limit")
+            elif cap is not None:
+                self.last_capacity = cap
+        self.bump = conf.get("when_full", "bump") == "bump"
+        if not self.bump and self.last_capacity is not None:
+            short = [k for k, n in zip(self.lanes, self.lengths) if n < 2]
+            if short:
+                b.error(b.path + ("when_full",), "with `block`, a lane needs a field before "
+                        f"its last one; too short: {', '.join(map(str, short))}")
+        self.type = ObjT("Track", {"lanes": ListT(key_t), "lengths": ListT(INT)}, {
+            "length": Method([key_t], INT),
+            "position": Method([PLAYER, key_t], INT),
+            "on_board": Method([PLAYER, key_t], BOOL),
+            "at_end": Method([PLAYER, key_t], BOOL),
+            "ends_reached": Method([PLAYER], ListT(key_t)),
+            "seats_at": Method([key_t, INT], ListT(INT)),
+            "seats_at_end": Method([key_t], ListT(INT)),
+        })
+
+    def global_type(self) -> ObjT:
+        return self.type
+
+    def new_state(self, st: Any) -> list:
+        # each seat's position in each lane, and who stands on each last field (arrival order)
+        lanes = len(self.lanes)
+        return [[[0] * lanes for _ in range(st.n)], [[] for _ in range(lanes)]]
+
+    def copy_state(self, s: list) -> list:
+        return [[list(row) for row in s[0]], [list(e) for e in s[1]]]
+
+    def global_view(self, st: Any) -> TrackView:
+        return TrackView(st.comps[self.index], self)
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        return {"pawns": st.n * len(self.lanes)}
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        pos, ends = st.comps[self.index]
+        return {"lanes": list(self.lanes), "lengths": list(self.lengths),
+                "positions": [list(row) for row in pos], "at_end": [list(e) for e in ends]}
+
+    def render(self, st: Any, seat: int | None) -> str:
+        pos, ends = st.comps[self.index]
+        cap = "" if self.last_capacity is None else f", holds {self.last_capacity}"
+        lines = [f"{self.name} (X: the last field{cap}; pawns by seat):"]
+        width = max(len(str(k)) for k in self.lanes) if self.lanes else 1
+        for i, key in enumerate(self.lanes):
+            end = self.lengths[i]
+            fields = []
+            for f in range(end + 1):
+                if f == end:
+                    here = ends[i]
+                else:
+                    here = [p for p in range(st.n) if pos[p][i] == f]
+                name = "off" if f == 0 else ("X" if f == end else str(f))
+                fields.append(f"{name}: {' '.join(map(str, here)) or '-'}")
+            lines.append(f"  {str(key):>{width}} | " + " | ".join(fields))
+        return "\n".join(lines)
