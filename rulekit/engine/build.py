@@ -359,6 +359,7 @@ class GameBuild:
         out["end_conditions"] = conds
         out["finish"] = end.get("finish", "now")
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
+        out["score_where"] = b.where(("score",))
         return out
 
     def resolve_runs(self, procs: dict[str, tuple[S.Step, ...]]) -> None:

@@ -117,9 +117,11 @@ class State:
     def scores(self) -> list[int]:
         fn = self.game.score
         out = []
-        for p in self.players:
-            value = fn(self, {"player": p})
-            out.append(int(round(value)))
+        try:
+            for p in self.players:
+                out.append(int(round(fn(self, {"player": p}))))
+        except RUNTIME_ERRORS as exc:
+            raise _failed(self.game.score_where, "the score", exc) from exc
         return out
 
     def winners(self) -> list[int]:
@@ -169,8 +171,9 @@ class State:
             try:
                 for step in chosen.steps:
                     step.run(c, env)
-            except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
-                raise FlowError(f"the game file's rules failed at run time: {exc!r}") from exc
+            except RUNTIME_ERRORS as exc:
+                raise _failed(chosen.steps[0].where if chosen.steps else "", "an action",
+                              exc) from exc
         else:
             c.apply(label)
         return c
@@ -207,6 +210,7 @@ class State:
         """Advance through steps until a decision or chance outcome is due, or the game ends."""
         stack = self._stack
         game = self.game
+        step = None
         try:
             while not self.over:
                 top = stack[-1]
@@ -233,6 +237,7 @@ class State:
                         return
                 elif top.k < len(top.seats):
                     seat = top.seats[top.k]
+                    step = top.step
                     actions = top.step.actions(self, seat, top.env)
                     if not actions:
                         top.k += 1
@@ -246,8 +251,8 @@ class State:
                             stack.append(SeqFrame(action.steps, action.env))
         except RulekitError:
             raise
-        except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
-            raise FlowError(f"the game file's rules failed at run time: {exc!r}") from exc
+        except RUNTIME_ERRORS as exc:
+            raise _failed(getattr(step, "where", ""), "a step", exc) from exc
 
     def _after_step(self) -> None:
         game = self.game
@@ -281,6 +286,16 @@ class State:
         for name, value in game.turn_resets_game:
             self.gvars[name] = value
         self._stack.append(SeqFrame(game.turn_steps, {}, "turn", True))
+
+
+#: what a game file's expressions can raise while a game runs (a bad index, a division by 0)
+RUNTIME_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
+
+
+def _failed(where: str, what: str, exc: Exception) -> FlowError:
+    where = f"{where}: " if where else ""
+    return FlowError(f"{where}{what} failed while the game ran: "
+                     f"{type(exc).__name__}: {exc}")
 
 
 def rebind(value: Any, st: State) -> Any:
