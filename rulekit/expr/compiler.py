@@ -587,7 +587,15 @@ class _Compiler:
                 fn = lambda st, env: call0(fb(st, env))  # noqa: E731
         elif n == 1:
             fa = args[0].fn
-            fn = lambda st, env: getattr(fb(st, env), name)(fa(st, env))  # noqa: E731
+            if base.local is not None and args[0].local is not None:
+                # the common `row.can_cross(n)`: both read straight from the env
+                bname, aname = base.local, args[0].local
+                fn = lambda st, env: getattr(env[bname], name)(env[aname])  # noqa: E731
+            elif base.local is not None:
+                bname = base.local
+                fn = lambda st, env: getattr(env[bname], name)(fa(st, env))  # noqa: E731
+            else:
+                fn = lambda st, env: getattr(fb(st, env), name)(fa(st, env))  # noqa: E731
         elif n == 2:
             fa, fc = args[0].fn, args[1].fn
             fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
