@@ -227,11 +227,14 @@ class _EndOfInput(Exception):
 @_seed_option
 @_set_option
 @click.option("--auto", is_flag=True, help="bots play every seat, you only watch")
+@click.option("--level", "first_level", type=click.IntRange(min=1), default=1,
+              show_default=True, help="for a game with levels: the level to start at")
 def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
-         sets: tuple[str, ...], auto: bool) -> None:
+         sets: tuple[str, ...], auto: bool, first_level: int) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
-    Type the number of a choice or its label. End of input stops the game.
+    Type the number of a choice or its label. End of input stops the game. A game
+    file with `levels:` is played as a series: each level passed opens the next.
     """
     from rulekit.simulate import derive_seed
 
@@ -242,16 +245,15 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
-        agents: dict[int, Agent] = {}
-        bot_names: dict[int, str] = {}
-        bot_seats = [s for s in range(n) if s != human]
-        for k, s in enumerate(bot_seats):
-            bot_names[s] = bots[k % len(bots)]
-            agents[s] = make_agent(bot_names[s])
+        if game.levels:
+            if first_level > len(game.levels):
+                raise click.BadParameter(f"{game.name} has levels 1 to {len(game.levels)}",
+                                         param_hint="'--level'")
+            _play_levels(game, n, seat, human, bots, seed, first_level)
+            return
+        agents, who = _seat_agents(n, human, bots)
         state = game.new_game(players=n, seed=seed)
         rng = random.Random(derive_seed(seed, "bots", "play"))
-        who = {s: (f"player {s} ({bot_names[s]})" if s in bot_names else f"player {s} (you)")
-               for s in range(n)}
         click.echo(f"{game.name}, {n} players: "
                    + ", ".join(who[s] for s in range(n)) + f"; seed {seed}")
         try:
@@ -262,22 +264,107 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
         except KeyboardInterrupt:
             click.echo(f"\ninterrupted: the game stops at turn {state.turn}.")
             return
-        click.echo("")
-        click.echo(state.render(human))
-        scores = state.scores()
-        winners = state.winners()
-        click.echo("")
-        click.echo("scores: " + ", ".join(f"{who[s]} {scores[s]}" for s in range(n)))
-        label = "winner" if len(winners) == 1 else "winners (shared)"
-        click.echo(f"{label}: " + ", ".join(who[s] for s in winners))
-        click.echo(f"game ended by: {state.end_reason or 'the flow running out'}"
-                   f" after {state.turn} turns")
+        _echo_result(state, human, who)
+
+
+def _seat_agents(n: int, human: int | None, bots: Sequence[str],
+                 ) -> tuple[dict[int, Agent], dict[int, str]]:
+    """A bot for every seat but the person's (bots assigned in turn), and each seat's name."""
+    agents: dict[int, Agent] = {}
+    bot_names: dict[int, str] = {}
+    bot_seats = [s for s in range(n) if s != human]
+    for k, s in enumerate(bot_seats):
+        bot_names[s] = bots[k % len(bots)]
+        agents[s] = make_agent(bot_names[s])
+    who = {s: (f"player {s} ({bot_names[s]})" if s in bot_names else f"player {s} (you)")
+           for s in range(n)}
+    return agents, who
+
+
+def _echo_result(state: Any, human: int | None, who: dict[int, str]) -> None:
+    """The final position as the person may see it, the scores, the winners, the end."""
+    n = len(who)
+    click.echo("")
+    click.echo(state.render(human))
+    scores = state.scores()
+    winners = state.winners()
+    click.echo("")
+    click.echo("scores: " + ", ".join(f"{who[s]} {scores[s]}" for s in range(n)))
+    label = "winner" if len(winners) == 1 else "winners (shared)"
+    click.echo(f"{label}: " + ", ".join(who[s] for s in winners))
+    click.echo(f"game ended by: {state.end_reason or 'the flow running out'}"
+               f" after {state.turn} turns")
+
+
+def _play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str], seed: int,
+                 first: int) -> None:
+    """Play the file's levels in turn, for the person at `seat`.
+
+    A level passes when that seat's score is greater than the level's `min_score`; then
+    the next level starts. Failing a level, or passing the last, ends the series with a
+    summary. A level's `bots` (a name or a list, one per computer seat in turn) replace
+    `--bots`; every level is a new game with its own seed derived from `seed`.
+    """
+    from rulekit.simulate import derive_seed
+
+    levels = game.levels
+    results: list[tuple[int, str, int, int, bool]] = []
+    for i in range(first, len(levels) + 1):
+        level = levels[i - 1]
+        name = str(level.get("name") or f"level {i}")
+        minimum = int(level.get("min_score", 0))
+        level_bots = level.get("bots") or bots
+        if isinstance(level_bots, str):
+            level_bots = [level_bots]
+        agents, who = _seat_agents(n, human, level_bots)
+        level_seed = derive_seed(seed, "level", i)
+        click.echo(f"\n=== {game.name}, level {i} of {len(levels)}: {name}; "
+                   f"score more than {minimum} to pass ===")
+        click.echo(", ".join(who[s] for s in range(n)) + f"; seed {level_seed}")
+        state = game.new_game(players=n, seed=level_seed)
+        rng = random.Random(derive_seed(seed, "bots", "play", i))
+        try:
+            _play_loop(state, human, agents, who, rng)
+        except (_EndOfInput, KeyboardInterrupt) as exc:
+            why = "end of input" if isinstance(exc, _EndOfInput) else "interrupted"
+            click.echo(f"\n{why}: the series stops at level {i}, turn {state.turn}.")
+            _echo_series(game, results, stopped=True)
+            return
+        _echo_result(state, human, who)
+        score = state.scores()[seat]
+        passed = score > minimum
+        results.append((i, name, score, minimum, passed))
+        verdict = "passed" if passed else "failed"
+        click.echo(f"level {i} ({name}) {verdict}: level score {score}, minimum {minimum}")
+        if not passed:
+            break
+    _echo_series(game, results, stopped=False)
+
+
+def _echo_series(game: Any, results: list[tuple[int, str, int, int, bool]],
+                 stopped: bool) -> None:
+    """The summary of a series of levels: each level played, and how far the person got."""
+    total = len(game.levels)
+    passed = sum(1 for r in results if r[4])
+    click.echo("\n=== series summary ===")
+    for i, name, score, minimum, ok in results:
+        click.echo(f"  level {i} {name}: {score} (minimum {minimum}) "
+                   f"{'passed' if ok else 'failed'}")
+    if stopped:
+        click.echo(f"series stopped after {passed} level(s) passed")
+    elif results and all(r[4] for r in results) and results[-1][0] == total:
+        click.echo(f"series complete: the last level ({total}) passed")
+    else:
+        click.echo(f"series over: {passed} level(s) passed of {total}")
 
 
 def _play_loop(state: Any, human: int | None, agents: dict[int, Agent],
                who: dict[int, str], rng: random.Random) -> None:
     """Drive the game: chance and bots automatically, the person through stdin."""
     shown = len(state.log)
+    # outcomes of secret chance steps (a deal into hidden hands) are not shown
+    secret = frozenset(name for kind in state.game.components
+                       for name, chance in type(kind).chances.items() if not chance.public)
     turn = None
     while not state.is_over:
         if state.turn != turn:
@@ -291,18 +378,22 @@ def _play_loop(state: Any, human: int | None, agents: dict[int, Agent],
                 state.apply(_ask(state, seat))
             else:
                 state.apply(agents[seat].choose(state, rng))
-        shown = _echo_log(state.log, shown, who, human)
-    _echo_log(state.log, shown, who, human)
+        shown = _echo_log(state.log, shown, who, human, secret)
+    _echo_log(state.log, shown, who, human, secret)
 
 
-def _echo_log(log: list[dict], shown: int, who: dict[int, str], human: int | None) -> int:
+def _echo_log(log: list[dict], shown: int, who: dict[int, str], human: int | None,
+              secret: frozenset[str] = frozenset()) -> int:
     """Print the log entries added since `shown`: rolls, moves, what the rules say."""
     for entry in log[shown:]:
-        if "chance" in entry:
+        if "chance" in entry and entry["chance"] in secret:
+            click.echo(f"{entry['chance']}: done (hidden)")
+        elif "chance" in entry:
             click.echo(f"{entry['chance']}: {json.dumps(entry.get('outcome'))}")
         elif "action" in entry:
             seat = entry.get("seat")
-            click.echo(f"{who.get(seat, f'player {seat}')}: {entry['action']}")
+            forced = " (forced)" if entry.get("forced") else ""
+            click.echo(f"{who.get(seat, f'player {seat}')}: {entry['action']}{forced}")
         elif "say" in entry:
             click.echo(str(entry["say"]))
         else:

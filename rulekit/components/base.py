@@ -42,6 +42,8 @@ class Chance:
     check: Callable[[Any, Any], str | None]  # (view, outcome) -> why it is impossible, or None
     apply: Callable[[Any, Any], None]        # (view, outcome) -> None
     doc: str = ""
+    #: False when the outcome is secret (a deal into hidden hands): shown to nobody in play
+    public: bool = True
 
 
 class Kind:
@@ -54,6 +56,8 @@ class Kind:
     effects: dict[str, Effect] = {}
     #: chance steps by name (`roll`, `deal`)
     chances: dict[str, Chance] = {}
+    #: True when some of the state is hidden from some seats (then `redeal_unseen` matters)
+    hides_information: bool = False
 
     def __init__(self, name: str, config: dict, per_player: bool, index: int) -> None:
         self.name = name
@@ -91,6 +95,12 @@ class Kind:
 
     def player_view(self, st: Any, seat: int) -> Any:
         raise NotImplementedError
+
+    def redeal_unseen(self, st: Any, seat: int, rng: Any) -> None:
+        """Re-draw at random, in `st` (a copy), what `seat` cannot see, keeping what it can.
+
+        Bots look ahead in such copies, so that they decide from what their seat can see.
+        """
 
     def state_size(self, st: Any) -> dict[str, int]:
         """Counts that the rules conserve (tokens, tiles), for invariant checks."""

@@ -64,6 +64,32 @@ class DiceView:
         table = self.kind.grouping_table(len(faces))
         return [[[faces[i] for i in g] for g in split] for split in table]
 
+    def group_sums(self, lo: int, hi: int) -> list[list[int]]:
+        """Each distinct way to use the dice in groups whose sums lie in lo..hi, as its
+        sums in ascending order; dice may stay unused, so the empty way is included.
+
+        Splits that lead to the same sums are one choice in dice-race games; the answer
+        depends only on the faces, so it is computed once per roll pattern and shared.
+        """
+        faces = tuple(sorted(self.faces))
+        key = (faces, lo, hi)
+        cache = self.kind._sums
+        hit = cache.get(key)
+        if hit is None:
+            seen: set[tuple[int, ...]] = set()
+            hit = []
+            for split in self.kind.grouping_table(len(faces)):
+                sums = sorted(t for t in (sum(faces[i] for i in g) for g in split)
+                              if lo <= t <= hi)
+                if tuple(sums) not in seen:
+                    seen.add(tuple(sums))
+                    hit.append(sums)
+            hit.sort(key=lambda sums: (len(sums), sums))  # fewest groups, then smallest sums
+            if len(cache) > 10_000:
+                cache.clear()
+            cache[key] = hit
+        return hit
+
     def _rebind(self, st: Any) -> DiceView:
         return st.gviews[self.kind.index]
 
@@ -108,7 +134,9 @@ class Dice(Kind):
         grouping = ListT(ListT(INT))
         self.type = ObjT("Dice", {n: INT for n in ns} | {
             "names": ListT(STR), "faces": ListT(INT), "groupings": ListT(grouping)},
-            {"in_play": Method([STR], BOOL)}, index=(STR, INT))
+            {"in_play": Method([STR], BOOL),
+             "group_sums": Method([INT, INT], ListT(ListT(INT)))}, index=(STR, INT))
+        self._sums: dict[tuple, list[list[int]]] = {}
 
     def grouping_table(self, n: int) -> list:
         t = self._tables.get(n)

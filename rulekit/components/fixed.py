@@ -58,6 +58,8 @@ def key_list(b: Any, path: Path, value: Any, what: str) -> tuple[list, Type]:
 
 def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int) -> list[int]:
     """`n` whole numbers of at least `least`, one per key; a single number is used for all."""
+    if n == 0:
+        return []  # the keys were wrong, and that is reported already
     if isinstance(value, int) and not isinstance(value, bool):
         values = [value] * n
     else:

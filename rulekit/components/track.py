@@ -154,6 +154,9 @@ class Track(Kind):
     }
 
     def declare(self, b: Any) -> None:
+        if self.per_player:
+            b.error(b.path + ("per",), "a track is shared by all players",
+                    "every player already has a pawn in each lane; remove `per: player`")
         conf = self.config
         self.lanes, key_t = key_list(b, b.path + ("lanes",), conf.get("lanes"), "lane")
         self.lane_index = {k: i for i, k in enumerate(self.lanes)}

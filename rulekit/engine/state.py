@@ -159,13 +159,19 @@ class State:
 
         Unlike `apply`, effects deferred by a window of simultaneous decisions happen
         immediately; the copy is for reading scores and components, not for playing on.
+        In a game with hidden parts, what the deciding seat cannot see (other hands, the
+        stock's order) is dealt anew in the copy, so a bot learns nothing hidden from it.
         """
         label = action.label if isinstance(action, Action) else action
         pending = self._pending
         chosen = pending.find(label) if pending is not None else None
         if chosen is None:
             raise IllegalActionError(f"{label!r} is not a legal action now")
-        c = self.clone()
+        if any(k.hides_information for k in self.game.components):
+            # seeded by the position, so that a bot's previews are reproducible
+            c = self.determinize(pending.seat, random.Random(f"{self.seed}:{len(self.log)}"))
+        else:
+            c = self.clone()
         if all(step.pure for step in chosen.steps):
             env = c._pending.find(label).env
             try:
@@ -176,6 +182,20 @@ class State:
                               exc) from exc
         else:
             c.apply(label)
+        return c
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        """A copy as `seat` may imagine it: what it cannot see is drawn anew from `rng`.
+
+        Other hands and the stock's order are dealt again from the pieces the seat has not
+        seen, and the copy's chance outcomes come from a new RNG; what the seat sees stays.
+        Bots that look ahead search such copies, so they decide from their seat's view.
+        """
+        c = self.clone()
+        for kind in self.game.components:
+            if kind.hides_information:
+                kind.redeal_unseen(c, seat, rng)
+        c.rng = random.Random(rng.getrandbits(64))
         return c
 
     def view(self, seat: int | None = None) -> dict:

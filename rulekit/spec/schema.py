@@ -117,6 +117,31 @@ def _component() -> dict:
             "properties": {"kind": {"enum": kinds}}, "allOf": rules}
 
 
+def _levels() -> dict:
+    """A series of levels for `rulekit play`: each passed level opens the next one."""
+    from rulekit.agents import known_agents
+
+    bot = {"enum": known_agents()}
+    return {
+        "type": "array", "minItems": 1,
+        "description": "levels played in turn by `rulekit play`; a level passes when the "
+                       "person's score is greater than its min_score",
+        "items": {
+            "type": "object", "required": ["min_score"], "additionalProperties": False,
+            "properties": {
+                "name": {"type": "string"},
+                "min_score": {"type": "integer",
+                              "description": "the level passes with a greater score"},
+                "bots": {"description": "the computer players: one bot for all, or a list "
+                                        "given to the computer seats in turn",
+                         "type": ["string", "array"], "minItems": 1, "items": bot,
+                         "if": {"type": "string"}, "then": bot},
+                "doc": {"type": "string"},
+            },
+        },
+    }
+
+
 @lru_cache(maxsize=1)
 def game_schema() -> dict:
     return {
@@ -163,7 +188,7 @@ def game_schema() -> dict:
                                                              "additionalProperties": EXPR}]},
                                    "finish": {"enum": ["now", "round"]}}},
             "score": EXPR,
-            "levels": {"type": "array", "items": {"type": "object"}},
+            "levels": _levels(),
         },
         "$defs": {"param": _param(), "choice": _choice(), "step": _step(),
                   "component": _component()},

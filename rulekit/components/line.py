@@ -1,0 +1,241 @@
+"""A line of play with two open ends, as in dominoes: tiles are laid so that touching
+halves match.
+
+A tile laid at an end is turned so that its touching half shows the end's number; its
+other half becomes the new open end. Doubles lie crosswise (`doubles: crosswise`, the
+default) or in line (`inline`). The end sum adds the open ends; a crosswise double at an
+open end counts both of its halves, and a tile alone in the line counts both of its
+halves once (so an opening 6|6 gives 12, and after 6|6 then 6|2 on the right the sum is
+12 + 2: the left end is still the crosswise double).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.components.base import Effect, Kind, register
+from rulekit.components.tiles import HAND_T, TILE_T, Tile
+from rulekit.errors import FlowError
+from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+
+SIDES = ("left", "right")
+
+#: an open end: which side, the number it shows, whether a double lies there
+END_T = ObjT("End", {"side": STR, "value": INT, "is_double": BOOL, "tile": TILE_T})
+
+
+class End:
+    """An open end as expressions read it (a snapshot: it does not follow later lays)."""
+
+    __slots__ = ("side", "value", "is_double", "tile")
+
+    def __init__(self, side: str, value: int, tile: Tile) -> None:
+        self.side = side
+        self.value = value
+        self.is_double = tile.is_double
+        self.tile = tile
+
+    def __str__(self) -> str:
+        return f"{self.side} {self.value}"
+
+
+class LineView:
+    """The line: `line.empty`, `line.left`, `line.end_sum`, `line.fits(t)`, `line.ends_for(t)`."""
+
+    __slots__ = ("s", "kind")
+
+    def __init__(self, s: list, kind: Line) -> None:
+        self.s = s
+        self.kind = kind
+
+    # ---- read -----------------------------------------------------------------------------
+    @property
+    def empty(self) -> bool:
+        return not self.s[0]
+
+    @property
+    def size(self) -> int:
+        return len(self.s[0])
+
+    @property
+    def tiles(self) -> list[Tile]:
+        """The tiles from the left end to the right end."""
+        return [t for _x, _y, t in self.s[0]]
+
+    @property
+    def left(self) -> int | None:
+        placed = self.s[0]
+        return placed[0][0] if placed else None
+
+    @property
+    def right(self) -> int | None:
+        placed = self.s[0]
+        return placed[-1][1] if placed else None
+
+    @property
+    def last(self) -> Tile | None:
+        """The tile laid last (none before the first lay)."""
+        return self.s[1]
+
+    @property
+    def ends(self) -> list[End]:
+        placed = self.s[0]
+        if not placed:
+            return []
+        return [End("left", placed[0][0], placed[0][2]), End("right", placed[-1][1], placed[-1][2])]
+
+    @property
+    def end_sum(self) -> int:
+        placed = self.s[0]
+        n = len(placed)
+        if n == 0:
+            return 0
+        if n == 1:
+            return placed[0][2].pips
+        left, _, lt = placed[0]
+        _, right, rt = placed[-1]
+        if self.kind.crosswise:
+            if lt.is_double:
+                left += left
+            if rt.is_double:
+                right += right
+        return left + right
+
+    def fits(self, tile: Tile) -> bool:
+        """Whether the tile can be laid: at an open end, or anywhere on an empty line."""
+        placed = self.s[0]
+        if not placed:
+            return True
+        left, right = placed[0][0], placed[-1][1]
+        a, b = tile.a, tile.b
+        return a == left or b == left or a == right or b == right
+
+    def fitting(self, tiles: list[Tile]) -> list[Tile]:
+        """The tiles of `tiles` that can be laid now (all of them on an empty line)."""
+        placed = self.s[0]
+        if not placed:
+            return list(tiles)
+        left, right = placed[0][0], placed[-1][1]
+        return [t for t in tiles if t.a == left or t.b == left or t.a == right or t.b == right]
+
+    def ends_for(self, tile: Tile) -> list[str]:
+        """The open ends the tile can be laid at: 'left', 'right' (none on an empty line)."""
+        placed = self.s[0]
+        if not placed:
+            return []
+        a, b = tile.a, tile.b
+        left, right = placed[0][0], placed[-1][1]
+        out = []
+        if a == left or b == left:
+            out.append("left")
+        if a == right or b == right:
+            out.append("right")
+        return out
+
+    def _rebind(self, st: Any) -> LineView:
+        return st.gviews[self.kind.index]
+
+    # ---- effects ----------------------------------------------------------------------------
+    def _lay(self, tile: Tile, end: str | None, hand: Any) -> None:
+        if not isinstance(tile, Tile):
+            raise FlowError(f"only a tile can be laid in line '{self.kind.name}', not {tile!r}")
+        placed = self.s[0]
+        if placed:
+            sides = self.ends_for(tile)
+            if end is None:
+                if not sides:
+                    raise FlowError(f"{tile} fits no open end of line '{self.kind.name}'")
+                end = sides[0]
+            elif end not in SIDES:
+                raise FlowError(f"a line has the ends 'left' and 'right', not {end!r}")
+            elif end not in sides:
+                value = placed[0][0] if end == "left" else placed[-1][1]
+                raise FlowError(f"{tile} does not fit the {end} end ({value}) of line "
+                                f"'{self.kind.name}'")
+        if hand is not None:
+            hand._remove(tile)
+        if not placed:
+            placed.append((tile.a, tile.b, tile))
+        elif end == "left":
+            v = placed[0][0]
+            placed.insert(0, (tile.a, v, tile) if tile.b == v else (tile.b, v, tile))
+        else:
+            v = placed[-1][1]
+            placed.append((v, tile.b, tile) if tile.a == v else (v, tile.a, tile))
+        self.s[1] = tile
+
+    def _clear(self) -> None:
+        self.s[0].clear()
+        self.s[1] = None
+
+
+@register
+class Line(Kind):
+    kind = "line"
+    schema = {
+        "type": "object",
+        "properties": {
+            "doubles": {
+                "description": "how doubles lie: crosswise (at an open end it counts both "
+                               "halves in the end sum) or inline (one half, like any tile)",
+                "enum": ["crosswise", "inline"],
+            },
+        },
+    }
+    effects = {
+        "lay_tile": Effect("line", "Line", "_lay", {"tile": TILE_T, "end": STR, "from": HAND_T},
+                           optional=("end", "from"),
+                           doc="lay the tile at an open end ('left' or 'right'; may be omitted "
+                               "when only one end fits, or on an empty line), turned so that "
+                               "touching halves match; `from`: the hand it leaves"),
+        "clear_line": Effect("line", "Line", "_clear", doc="take every tile off the line"),
+    }
+
+    def declare(self, b: Any) -> None:
+        if self.per_player:
+            b.error(b.path + ("per",), "a line of play is shared: remove `per: player`")
+        self.crosswise = self.config.get("doubles", "crosswise") == "crosswise"
+        self.type = ObjT("Line", {
+            "empty": BOOL, "size": INT, "tiles": ListT(TILE_T), "left": INT, "right": INT,
+            "last": TILE_T, "ends": ListT(END_T), "end_sum": INT,
+        }, {"fits": Method([TILE_T], BOOL), "ends_for": Method([TILE_T], ListT(STR)),
+            "fitting": Method([ListT(TILE_T)], ListT(TILE_T))})
+
+    def global_type(self) -> ObjT:
+        return self.type
+
+    # ---- state: [placed (left half, right half, tile) from left to right, last tile laid] --
+    def new_state(self, st: Any) -> list:
+        return [[], None]
+
+    def copy_state(self, s: list) -> list:
+        return [list(s[0]), s[1]]
+
+    def global_view(self, st: Any) -> LineView:
+        return LineView(st.comps[self.index], self)
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        # the same key as a tile set's, so that tiles moving from hands to the line add up
+        return {"tiles": len(st.comps[self.index][0])}
+
+    def _text(self, x: int, y: int, tile: Tile) -> str:
+        return f"[{x}|{y}]" if tile.is_double and self.crosswise else f"{x}|{y}"
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        placed, last = st.comps[self.index]
+        view = LineView(st.comps[self.index], self)
+        return {
+            "line": [f"{x}|{y}" for x, y, _t in placed],
+            "ends": {e.side: e.value for e in view.ends},
+            "end_sum": view.end_sum,
+            "last": last.name if last is not None else None,
+        }
+
+    def render(self, st: Any, seat: int | None) -> str:
+        placed, _last = st.comps[self.index]
+        if not placed:
+            return f"{self.name}: (empty)"
+        view = LineView(st.comps[self.index], self)
+        tiles = " ".join(self._text(x, y, t) for x, y, t in placed)
+        return (f"{self.name}: {tiles}\n  open ends: left {view.left}, right {view.right}; "
+                f"end sum {view.end_sum}")

@@ -1,0 +1,130 @@
+"""Stacks: an ordered pile of award tiles (scoring tiles, goal cards), taken from the top.
+
+The items are values fixed when the game loads, ordered as given or by value; taking one
+hands the top item to a player, and an empty stack hands out nothing. Expressions read
+what is left and what each player took.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.components.base import Effect, Kind, register
+from rulekit.components.fixed import fixed_value
+from rulekit.expr import ANY, INT, ListT, Method, ObjT
+from rulekit.expr.types import type_of_value
+
+#: the type of a player argument; object types fit by name, so this matches the game's own
+PLAYER = ObjT("Player")
+
+
+def _seat(player: Any) -> int:
+    return player if type(player) is int else player.seat
+
+
+class StackView:
+    """The stack as expressions see it: `awards.left`, `awards.top`, `awards.held(player)`."""
+
+    __slots__ = ("s", "kind")
+
+    def __init__(self, s: list, kind: Stack) -> None:
+        self.s = s
+        self.kind = kind
+
+    @property
+    def left(self) -> list:
+        return list(self.s[0])
+
+    @property
+    def count(self) -> int:
+        return len(self.s[0])
+
+    @property
+    def top(self) -> Any:
+        """The item that is taken next, or none when the stack is empty."""
+        left = self.s[0]
+        return left[0] if left else None
+
+    @property
+    def taken(self) -> int:
+        return len(self.kind.items) - len(self.s[0])
+
+    def held(self, player: Any) -> list:
+        """What the player took, in the order they took it."""
+        return list(self.s[1][_seat(player)])
+
+    def _take_top(self, player: Any) -> None:
+        left = self.s[0]
+        if left:
+            self.s[1][_seat(player)].append(left.pop(0))
+
+    def _rebind(self, st: Any) -> StackView:
+        return st.gviews[self.kind.index]
+
+
+@register
+class Stack(Kind):
+    kind = "stack"
+    schema = {
+        "type": "object",
+        "required": ["items"],
+        "properties": {
+            "items": {
+                "description": "the items, top first: a list, or an expression of params",
+                "type": ["string", "array"],
+            },
+            "order": {
+                "description": "keep the items as given, or put the highest (lowest) on top",
+                "enum": ["as_given", "highest_first", "lowest_first"],
+            },
+        },
+    }
+    effects = {
+        "take_top": Effect("stack", "Stack", "_take_top", {"player": PLAYER},
+                           doc="the player takes the top item; an empty stack gives nothing"),
+    }
+
+    def declare(self, b: Any) -> None:
+        if self.per_player:
+            b.error(b.path + ("per",), "a stack is shared by all players",
+                    "`held(player)` reads what each one took; remove `per: player`")
+        path = b.path + ("items",)
+        items = fixed_value(b, path, self.config.get("items"), ListT(ANY))
+        items = list(items) if items is not None else []
+        order = self.config.get("order", "as_given")
+        item_t = type_of_value(items).elem if items else INT
+        if isinstance(item_t, ListT) or item_t is ANY:
+            b.error(path, "stack items must be all numbers or all names")
+            items, item_t = [], INT
+        if order != "as_given":
+            items.sort(reverse=order == "highest_first")
+        self.items = items
+        self.type = ObjT("Stack", {"left": ListT(item_t), "count": INT, "top": item_t,
+                                   "taken": INT},
+                         {"held": Method([PLAYER], ListT(item_t))})
+
+    def global_type(self) -> ObjT:
+        return self.type
+
+    def new_state(self, st: Any) -> list:
+        # what is left, top first; and what each seat took
+        return [list(self.items), [[] for _ in range(st.n)]]
+
+    def copy_state(self, s: list) -> list:
+        return [list(s[0]), [list(h) for h in s[1]]]
+
+    def global_view(self, st: Any) -> StackView:
+        return StackView(st.comps[self.index], self)
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        return {"items": len(self.items)}
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        left, held = st.comps[self.index]
+        return {"left": list(left), "held": [list(h) for h in held]}
+
+    def render(self, st: Any, seat: int | None) -> str:
+        left, held = st.comps[self.index]
+        taken = "; ".join(f"player {p}: {' '.join(map(str, h)) or '-'}"
+                          for p, h in enumerate(held))
+        return f"{self.name}: left {' '.join(map(str, left)) or '-'} (top first); {taken}"

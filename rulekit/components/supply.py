@@ -1,0 +1,209 @@
+"""Supplies: piles of identical tokens by key, for the game or for each player.
+
+A shared supply (coins, goods, resources) starts with counts that may depend on the number
+of players; with `per: player` every player has their own piles (what they won or hold),
+empty unless `count` says otherwise. `move_token` moves tokens of one key between any two
+supplies and quietly moves fewer (or none) when the pile runs out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.components.base import Effect, Kind, register
+from rulekit.components.fixed import key_list
+from rulekit.errors import FlowError
+from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT, Scope
+
+#: the type of the `to` argument; object types fit by name
+SUPPLY = ObjT("Supply")
+
+
+class SupplyView:
+    """One set of piles: the game's supply, or one player's."""
+
+    __slots__ = ("s", "kind", "seat")
+
+    def __init__(self, s: list[int], kind: Supply, seat: int | None) -> None:
+        self.s = s
+        self.kind = kind
+        self.seat = seat
+
+    def _key(self, key: Any) -> int:
+        i = self.kind.key_index.get(key)
+        if i is None:
+            raise FlowError(f"supply '{self.kind.name}' has no pile {key!r}; its piles are "
+                            f"{', '.join(map(str, self.kind.keys))}")
+        return i
+
+    # ---- read ---------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> int:
+        return self.s[self._key(key)]
+
+    def __len__(self) -> int:
+        return len(self.s)
+
+    def count(self, key: Any) -> int:
+        return self.s[self._key(key)]
+
+    def has(self, key: Any) -> bool:
+        return self.s[self._key(key)] > 0
+
+    @property
+    def keys(self) -> list:
+        return list(self.kind.keys)
+
+    @property
+    def counts(self) -> list[int]:
+        return list(self.s)
+
+    @property
+    def total(self) -> int:
+        return sum(self.s)
+
+    @property
+    def empty(self) -> list:
+        """The keys whose pile has no token left."""
+        return [k for k, c in zip(self.kind.keys, self.s) if not c]
+
+    @property
+    def sets(self) -> int:
+        """Complete sets held: how many tokens of every key, at least."""
+        return min(self.s)
+
+    # ---- effects ------------------------------------------------------------------------
+    def _move(self, key: Any, to: SupplyView, count: int | None) -> None:
+        i = self._key(key)
+        n = min(self.s[i], 1 if count is None else count)
+        if n <= 0:
+            return
+        j = to._key(key)
+        self.s[i] -= n
+        to.s[j] += n
+
+    def _rebind(self, st: Any) -> SupplyView:
+        if self.seat is None:
+            return st.gviews[self.kind.index]
+        return st.players[self.seat].view_of(self.kind)
+
+    def __str__(self) -> str:
+        return self.kind.name if self.seat is None else f"{self.kind.name} of player {self.seat}"
+
+
+class _Seats:
+    """Stands in for a game state when starting counts are worked out at load time."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
+@register
+class Supply(Kind):
+    kind = "supply"
+    schema = {
+        "type": "object",
+        "required": ["keys"],
+        "properties": {
+            "keys": {
+                "description": "the piles' keys (numbers or names): a list, or an expression "
+                               "of params such as range(...)",
+                "type": ["string", "array"],
+            },
+            "count": {
+                "description": "tokens in each pile when the game starts (default 0): a number "
+                               "or an expression of params, player_count, key and index (the "
+                               "pile's position in keys)",
+                "type": ["string", "integer"],
+            },
+        },
+    }
+    effects = {
+        "move_token": Effect("from", "Supply", "_move", {"key": ANY, "to": SUPPLY, "count": INT},
+                             optional=("count",),
+                             doc="move `count` tokens (default 1) of a key from one supply to "
+                                 "another; an empty pile moves nothing"),
+    }
+
+    def declare(self, b: Any) -> None:
+        self.keys, key_t = key_list(b, b.path + ("keys",), self.config.get("keys"), "pile")
+        self.key_index = {k: i for i, k in enumerate(self.keys)}
+        self.key_t = key_t
+        self.type = ObjT("Supply", {
+            "keys": ListT(key_t), "counts": ListT(INT), "total": INT, "empty": ListT(key_t),
+            "sets": INT,
+        }, {"count": Method([key_t], INT), "has": Method([key_t], BOOL)}, index=(key_t, INT))
+
+    def compile(self, b: Any, scope: Scope) -> None:
+        # the starting counts depend on the number of players at most: work them out now
+        # for every player count the game allows, so that a bad count is a located error
+        # and a new game only copies a list
+        self.initial: dict[int, list[int]] = {}
+        path = b.path + ("count",)
+        inner = Scope(b.params, {"player_count": scope.globals["player_count"]},
+                      {"key": self.key_t, "index": INT})
+        c = b.expr(path, self.config.get("count", 0), inner, INT)
+        if c is None:
+            return
+        players = b.src.data.get("players") or {}
+        lo = players.get("min", 1)
+        for n in range(lo, max(lo, players.get("max", lo)) + 1):
+            counts = []
+            for i, k in enumerate(self.keys):
+                try:
+                    v = c.fn(_Seats(n), {"key": k, "index": i})
+                except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+                    b.error(path, f"pile {k!r} with {n} players: {exc}",
+                            "does a params list have one value per key?")
+                    return
+                if v < 0:
+                    b.error(path, f"pile {k!r} would start with {v} tokens with {n} players")
+                    return
+                counts.append(v)
+            self.initial[n] = counts
+
+    def global_type(self) -> ObjT | None:
+        return None if self.per_player else self.type
+
+    def player_type(self) -> ObjT:
+        return self.type
+
+    def new_state(self, st: Any) -> list:
+        counts = self.initial[st.n]
+        if self.per_player:
+            return [list(counts) for _ in range(st.n)]
+        return list(counts)
+
+    def copy_state(self, s: list) -> list:
+        if self.per_player:
+            return [list(x) for x in s]
+        return list(s)
+
+    def global_view(self, st: Any) -> SupplyView | None:
+        if self.per_player:
+            return None
+        return SupplyView(st.comps[self.index], self, None)
+
+    def player_view(self, st: Any, seat: int) -> SupplyView:
+        return SupplyView(st.comps[self.index][seat], self, seat)
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        s = st.comps[self.index]
+        return {"tokens": sum(map(sum, s)) if self.per_player else sum(s)}
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        s = st.comps[self.index]
+        counts = [list(x) for x in s] if self.per_player else list(s)
+        return {"keys": list(self.keys), "counts": counts}
+
+    def render(self, st: Any, seat: int | None) -> str:
+        s = st.comps[self.index]
+
+        def piles(counts: list[int]) -> str:
+            return "  ".join(f"{k}×{c}" for k, c in zip(self.keys, counts))
+
+        if not self.per_player:
+            return f"{self.name}: {piles(s)}"
+        return "\n".join(f"{self.name} of player {p}: {piles(s[p])}  (total {sum(s[p])})"
+                         for p in range(st.n))

@@ -1,0 +1,317 @@
+"""Tile sets such as dominoes: a set dealt into hidden hands, one per player, and a stock.
+
+A double-N set holds every pair (a, b) with 0 <= a <= b <= N, written `a|b`. The deal
+is a chance step: sampled, it is a shuffle by the game's RNG; imposed, it is the whole
+set in dealing order (the first hand, the next hand, ..., then the stock, drawn from
+the front). A hand is seen by its owner only; the stock's order by nobody.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from operator import attrgetter
+from typing import Any
+
+from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.errors import FlowError
+from rulekit.expr import BOOL, INT, ListT, Method, ObjT, Scope
+from rulekit.expr.scope import Global
+
+#: the largest N of a double-N set (a double-50 set has 1326 tiles)
+MAX_PIP = 50
+
+
+class Tile:
+    """One tile: halves `a <= b`; immutable and shared by every state of a game."""
+
+    __slots__ = ("a", "b", "pips", "is_double", "id", "name")
+
+    def __init__(self, a: int, b: int, id: int) -> None:
+        self.a = a
+        self.b = b
+        self.pips = a + b
+        self.is_double = a == b
+        self.id = id  # the tile's place in the set, which is also the order of a hand
+        self.name = f"{a}|{b}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Tile({self.name})"
+
+
+#: what expressions read from a tile; `str(t)` and `{t}` in a label give `a|b`
+TILE_T = ObjT("Tile", {"a": INT, "b": INT, "pips": INT, "is_double": BOOL})
+#: one player's hand
+HAND_T = ObjT("Hand", {"tiles": ListT(TILE_T), "size": INT, "pips": INT})
+
+_by_id = attrgetter("id")
+
+
+class HandView:
+    """One player's hand: `player.hand.tiles`, `.size`, `.pips`."""
+
+    __slots__ = ("s", "kind", "seat")
+
+    def __init__(self, s: list, kind: TileSet, seat: int) -> None:
+        self.s = s
+        self.kind = kind
+        self.seat = seat
+
+    @property
+    def tiles(self) -> list[Tile]:
+        """The tiles held, in the set's order (a copy: effects may change the hand)."""
+        return list(self.s[0][self.seat])
+
+    @property
+    def size(self) -> int:
+        return len(self.s[0][self.seat])
+
+    @property
+    def pips(self) -> int:
+        return sum(t.pips for t in self.s[0][self.seat])
+
+    def _rebind(self, st: Any) -> HandView:
+        return st.players[self.seat].view_of(self.kind)
+
+    def _draw(self) -> None:
+        stock = self.s[1]
+        if stock:  # the front of the stock is the end of the list
+            insort(self.s[0][self.seat], stock.pop(), key=_by_id)
+
+    def _remove(self, tile: Tile) -> None:
+        hand = self.s[0][self.seat]
+        try:
+            hand.remove(tile)
+        except ValueError:
+            raise FlowError(f"player {self.seat} does not hold {tile}") from None
+
+    def __str__(self) -> str:
+        return " ".join(t.name for t in self.s[0][self.seat])
+
+
+class TileSetView:
+    """What is common to all hands: `hand.stock` (its size), `hand.tiles` (the whole set)."""
+
+    __slots__ = ("st", "s", "kind")
+
+    def __init__(self, st: Any, kind: TileSet) -> None:
+        self.st = st
+        self.s = st.comps[kind.index]
+        self.kind = kind
+
+    @property
+    def stock(self) -> int:
+        return len(self.s[1])
+
+    @property
+    def tiles(self) -> list[Tile]:
+        return list(self.kind.tiles)
+
+    @property
+    def highest(self) -> int:
+        return self.kind.highest
+
+    def tile(self, a: int, b: int) -> Tile | None:
+        """The tile with halves a and b (in either order); none if the set has no such tile."""
+        return self.kind.by_pair.get((a, b) if a <= b else (b, a))
+
+    def _rebind(self, st: Any) -> TileSetView:
+        return st.gviews[self.kind.index]
+
+
+class _Seats:
+    """Stands in for a state when a hand size is worked out for a player count."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
+@register
+class TileSet(Kind):
+    kind = "tile_set"
+    hides_information = True
+    schema = {
+        "type": "object",
+        "required": ["double", "hand_size"],
+        "properties": {
+            "double": {
+                "description": "N of a double-N set: every pair a|b with 0 <= a <= b <= N "
+                               "(an expression fixed when the game loads)",
+                "type": ["integer", "string"],
+            },
+            "hand_size": {
+                "description": "tiles dealt to each player (an expression of params and "
+                               "player_count); the rest is the stock",
+                "type": ["integer", "string"],
+            },
+        },
+    }
+    effects = {
+        "draw_tile": Effect("hand", "Hand", "_draw",
+                            doc="the front tile of the stock goes into the hand; "
+                                "nothing happens when the stock is empty"),
+    }
+
+    def declare(self, b: Any) -> None:
+        if not self.per_player:
+            b.error(b.path, "a tile_set is dealt into hands: it needs `per: player`",
+                    "add `per: player`")
+        self.tiles: list[Tile] = []
+        self.by_pair: dict[tuple[int, int], Tile] = {}
+        self.highest = 0
+        self.set_t = ObjT("TileSet", {"stock": INT, "tiles": ListT(TILE_T), "highest": INT},
+                          {"tile": Method([INT, INT], TILE_T)})
+
+    def compile(self, b: Any, scope: Any) -> None:
+        const = Scope(b.params)
+        path = b.path + ("double",)
+        c = b.expr(path, self.config.get("double"), const, INT)
+        if c is not None:
+            if not c.constant:
+                b.error(path, "the set must be fixed when the game loads (use numbers and "
+                              "params only)")
+            else:
+                n = c.fn(None, {})
+                if not 0 <= n <= MAX_PIP:
+                    b.error(path, f"a double-N set needs 0 <= N <= {MAX_PIP}, not {n}")
+                else:
+                    self.highest = n
+                    self.tiles = [Tile(a, bb, 0) for a in range(n + 1) for bb in range(a, n + 1)]
+                    for i, t in enumerate(self.tiles):
+                        t.id = i
+                    self.by_pair = {(t.a, t.b): t for t in self.tiles}
+        seats = Scope(b.params, {"player_count": Global(INT, lambda st: st.n)})
+        path = b.path + ("hand_size",)
+        h = b.expr(path, self.config.get("hand_size"), seats, INT)
+        self.hand_size = h.fn if h is not None else (lambda st, env: 0)
+        if h is None or not self.tiles:
+            return
+        players = b.src.data.get("players") or {}
+        lo, hi = players.get("min", 1), players.get("max", players.get("min", 1))
+        for n in range(lo, hi + 1):
+            size = self.hand_size(_Seats(n), {})
+            if size < 0 or n * size > len(self.tiles):
+                b.error(path, f"{n} hands of {size} tiles do not fit a set of "
+                              f"{len(self.tiles)} tiles")
+                break
+
+    def global_type(self) -> ObjT:
+        return self.set_t
+
+    def player_type(self) -> ObjT:
+        return HAND_T
+
+    # ---- state: [hands (one list per seat, in the set's order), stock (front last)] ------------
+    def new_state(self, st: Any) -> list:
+        return [[[] for _ in range(st.n)], []]
+
+    def copy_state(self, s: list) -> list:
+        return [[list(h) for h in s[0]], list(s[1])]
+
+    def global_view(self, st: Any) -> TileSetView:
+        return TileSetView(st, self)
+
+    def player_view(self, st: Any, seat: int) -> HandView:
+        return HandView(st.comps[self.index], self, seat)
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        hands, stock = st.comps[self.index]
+        return {"tiles": sum(len(h) for h in hands) + len(stock)}
+
+    def redeal_unseen(self, st: Any, seat: int, rng: Any) -> None:
+        """Deal the other hands and the stock anew from the tiles `seat` cannot see."""
+        hands, stock = st.comps[self.index]
+        pool = [t for p, h in enumerate(hands) if p != seat for t in h] + stock
+        rng.shuffle(pool)
+        k = 0
+        for p, h in enumerate(hands):
+            if p != seat:
+                n = len(h)
+                h[:] = sorted(pool[k:k + n], key=_by_id)
+                k += n
+        stock[:] = pool[k:]
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        hands, stock = st.comps[self.index]
+        out_hands = []
+        for p, h in enumerate(hands):
+            entry: dict[str, Any] = {"count": len(h)}
+            if seat is None or seat == p:
+                entry["tiles"] = [t.name for t in h]
+            out_hands.append(entry)
+        out_stock: dict[str, Any] = {"count": len(stock)}
+        if seat is None:
+            out_stock["order"] = [t.name for t in reversed(stock)]
+        return {"hands": out_hands, "stock": out_stock}
+
+    def render(self, st: Any, seat: int | None) -> str:
+        hands, stock = st.comps[self.index]
+        lines = []
+        for p, h in enumerate(hands):
+            if seat is None or seat == p:
+                who = "your" if seat == p else f"player {p}'s"
+                pips = sum(t.pips for t in h)
+                tiles = " ".join(t.name for t in h) or "(none)"
+                count = f"{len(h)} tile" + ("" if len(h) == 1 else "s")
+                lines.append(f"{who} tiles: {tiles}  ({count}, {pips} pips)")
+        others = [f"player {p} {len(h)}" for p, h in enumerate(hands)
+                  if seat is not None and p != seat]
+        if others:
+            lines.append("tiles held: " + ", ".join(others))
+        lines.append(f"stock: {len(stock)} tiles")
+        return "\n".join(lines)
+
+    # ---- the deal ---------------------------------------------------------------------------
+    def _sample(self, view: TileSetView, rng: Any) -> list[list[int]]:
+        order = list(self.tiles)
+        rng.shuffle(order)
+        return [[t.a, t.b] for t in order]
+
+    def _check(self, view: TileSetView, outcome: Any) -> str | None:
+        total = len(self.tiles)
+        if not isinstance(outcome, (list, tuple)):
+            return f"a deal is the whole set as a list of {total} pairs [a, b] in dealing order"
+        if len(outcome) != total:
+            return f"a deal lists all {total} tiles of the set, not {len(outcome)}"
+        seen: set[int] = set()
+        for item in outcome:
+            if (not isinstance(item, (list, tuple)) or len(item) != 2
+                    or any(type(x) is not int for x in item)):
+                return f"{item!r} is not a tile: write a pair [a, b] of whole numbers"
+            a, b = item
+            t = self.by_pair.get((a, b) if a <= b else (b, a))
+            if t is None:
+                return f"{a}|{b} is not a tile of the double-{self.highest} set"
+            if t.id in seen:
+                return f"{t} is dealt twice"
+            seen.add(t.id)
+        size = self.hand_size(view.st, {})
+        if view.st.n * size > total:
+            return f"{view.st.n} hands of {size} tiles do not fit a set of {total} tiles"
+        return None
+
+    def _apply(self, view: TileSetView, outcome: Any) -> None:
+        by_pair = self.by_pair
+        order = [by_pair[(a, b) if a <= b else (b, a)] for a, b in outcome]
+        hands, stock = view.s
+        size = self.hand_size(view.st, {})
+        for p, h in enumerate(hands):
+            h[:] = sorted(order[p * size:(p + 1) * size], key=_by_id)
+        rest = order[len(hands) * size:]
+        rest.reverse()
+        stock[:] = rest
+
+
+TileSet.chances = {
+    "deal": Chance(
+        sample=lambda view, rng: view.kind._sample(view, rng),
+        check=lambda view, outcome: view.kind._check(view, outcome),
+        apply=lambda view, outcome: view.kind._apply(view, outcome),
+        doc="shuffle the whole set and deal the hands; the rest is the stock",
+        public=False,
+    ),
+}
