@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
+from rulekit.components.fixed import fixed_value
 from rulekit.engine.steps import run_pure
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT
 
@@ -180,23 +181,12 @@ class CrossSheet(Kind):
         self.sheets_t = ObjT("Sheets", {"locked": ListT(STR), "rows": ListT(STR)})
 
     def compile(self, b: Any, scope: Any) -> None:
-        from rulekit.expr import Scope
-
-        const = Scope(b.params)
         self.cells: list[list[int]] = []
         self.index_of: list[dict[int, int]] = []
         self.last_index: list[int] = []
         for name, row in (self.config.get("rows") or {}).items():
             path = b.path + ("rows", name, "cells")
-            cells = row.get("cells")
-            if isinstance(cells, str):
-                c = b.expr(path, cells, const, ListT(INT))
-                cells = list(c.fn(None, {})) if c is not None and c.constant else None
-                if c is not None and not c.constant:
-                    b.error(path, "cells must be fixed when the game loads "
-                                  "(use literals and params only)")
-            if cells is None:
-                cells = []
+            cells = list(fixed_value(b, path, row.get("cells"), ListT(INT)) or [])
             if len(set(cells)) != len(cells):
                 b.error(path, "a row's cells must all be different")
             if not cells:
