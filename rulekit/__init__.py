@@ -6,9 +6,11 @@ from rulekit.engine.steps import Action
 from rulekit.errors import (
     ChanceError,
     Diagnostic,
+    EndlessFlowError,
     FlowError,
     GameFileError,
     IllegalActionError,
+    NoOptionError,
     RulekitError,
 )
 
@@ -16,10 +18,12 @@ __all__ = [
     "Action",
     "ChanceError",
     "Diagnostic",
+    "EndlessFlowError",
     "FlowError",
     "Game",
     "GameFileError",
     "IllegalActionError",
+    "NoOptionError",
     "RulekitError",
     "State",
     "load_game",

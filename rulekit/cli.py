@@ -7,9 +7,12 @@ Python traceback for anything a user can cause.
 
 from __future__ import annotations
 
+import difflib
 import json
+import os
 import random
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -92,36 +95,69 @@ def main() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="human-readable lines, or JSON for tools")
-def validate(files: tuple[str, ...], fmt: str) -> None:
+@_set_option
+@click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
+              help="after the checks, play N random games per valid file (seeds 0..N-1, the "
+                   "player counts in turn) and report games that never end, decisions without "
+                   "a legal option, failures and scores outside score_bounds")
+def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...], games: int | None) -> None:
     """Check game files against the schema and the semantic rules.
 
-    Exit code 0 when every file is valid, 1 when one is not.
+    Exit code 0 when every file is valid (and, with --simulate, every game went well),
+    1 when one is not, 2 for a usage error.
     """
     import rulekit
+    from rulekit.check import check_game
+    from rulekit.spec.params import parse_set_options
 
+    try:
+        overrides = parse_set_options(list(sets)) if sets else None
+    except GameFileError as exc:
+        raise click.BadParameter("; ".join(d.message + (f" ({d.hint})" if d.hint else "")
+                                           for d in exc.diagnostics),
+                                 param_hint="'--set'") from None
     results = []
     for file in files:
         diagnostics: list[Diagnostic] = []
+        report = None
         try:
-            rulekit.load_game(file)
+            game = rulekit.load_game(file, overrides=overrides)
         except GameFileError as exc:
-            diagnostics = list(exc.diagnostics) or [Diagnostic(file, 0, 0, str(exc) or "invalid")]
+            diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
         except RulekitError as exc:
-            diagnostics = [Diagnostic(file, 0, 0, str(exc))]
-        results.append((file, diagnostics))
+            diagnostics = [Diagnostic(file, 1, 1, str(exc))]
+        except RecursionError:
+            diagnostics = [Diagnostic(file, 1, 1, "the file is nested too deeply to check",
+                                      hint="a game file needs a few levels of nesting")]
+        except Exception as exc:  # a failure of rulekit itself: still a message, not a traceback
+            diagnostics = [Diagnostic(file, 1, 1, f"internal error: {type(exc).__name__}: {exc}",
+                                      hint="this is a bug in rulekit; please report it with "
+                                           "the file")]
+        else:
+            if games:
+                report = check_game(game, games)
+        results.append((file, diagnostics, report))
 
     if fmt == "json":
-        click.echo(json.dumps([
-            {"file": f, "valid": not ds, "diagnostics": [d.as_dict() for d in ds]}
-            for f, ds in results
-        ], indent=2))
+        out = []
+        for f, ds, report in results:
+            entry: dict[str, Any] = {"file": f, "valid": not ds,
+                                     "diagnostics": [d.as_dict() for d in ds]}
+            if report is not None:
+                entry["simulation"] = report.as_dict()
+            out.append(entry)
+        click.echo(json.dumps(out, indent=2))
     else:
-        for f, ds in results:
+        for f, ds, report in results:
             if not ds:
                 click.echo(f"{f}: ok")
             for d in ds:
                 click.echo(d.format())
-    if any(ds for _, ds in results):
+            if report is not None:
+                for problem in report.problems:
+                    click.echo(problem.format())
+                click.echo(report.summary())
+    if any(ds or (report is not None and not report.ok) for _, ds, report in results):
         raise click.exceptions.Exit(1)
 
 
@@ -215,7 +251,28 @@ def format_report(r: dict) -> str:
 
 # ---- play --------------------------------------------------------------------------------------
 class _EndOfInput(Exception):
-    """stdin is exhausted: the person (or the pipe) has nothing more to say."""
+    """stdin is exhausted, or the person typed `quit`: the game stops."""
+
+
+class _Paint:
+    """Colours for the terminal, or plain text: styles are added only when `on`."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    def __call__(self, text: str, **style: Any) -> str:
+        return click.style(text, **style) if self.on else text
+
+
+def _colour_wanted(no_color: bool) -> bool:
+    """Colour when stdout is a terminal that shows it, unless `--no-color` or NO_COLOR says no."""
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    return not click.utils.should_strip_ansi(sys.stdout)
+
+
+_no_color_option = click.option("--no-color", is_flag=True,
+                                 help="plain text, even in a terminal that shows colours")
 
 
 @main.command()
@@ -229,42 +286,111 @@ class _EndOfInput(Exception):
 @click.option("--auto", is_flag=True, help="bots play every seat, you only watch")
 @click.option("--level", "first_level", type=click.IntRange(min=1), default=1,
               show_default=True, help="for a game with levels: the level to start at")
+@click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
+              help="write the game's log (JSON lines) to this file, for `rulekit replay`; "
+                   "in a series of levels it holds the level played last")
+@_no_color_option
 def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
-         sets: tuple[str, ...], auto: bool, first_level: int) -> None:
+         sets: tuple[str, ...], auto: bool, first_level: int, log_file: str | None,
+         no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
-    Type the number of a choice or its label. End of input stops the game. A game
-    file with `levels:` is played as a series: each level passed opens the next.
+    Type the number of a choice or its label; `?` explains the choices, `quit` or end
+    of input stops the game. A game file with `levels:` is played as a series: each
+    level passed opens the next.
     """
     from rulekit.simulate import derive_seed
+    from rulekit.spec.params import parse_set_options
 
+    paint = _Paint(_colour_wanted(no_color))
     with _user_errors():
         game = _load(file, sets)
+        overrides = parse_set_options(list(sets)) if sets else {}
         n = _players(game, players)
         if not auto and not 0 <= seat < n:
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
+        log = _LogFile(log_file, file, overrides)
         if game.levels:
             if first_level > len(game.levels):
                 raise click.BadParameter(f"{game.name} has levels 1 to {len(game.levels)}",
                                          param_hint="'--level'")
-            _play_levels(game, n, seat, human, bots, seed, first_level)
+            _play_levels(game, n, seat, human, bots, seed, first_level, paint, log)
             return
         agents, who = _seat_agents(n, human, bots)
         state = game.new_game(players=n, seed=seed)
         rng = random.Random(derive_seed(seed, "bots", "play"))
-        click.echo(f"{game.name}, {n} players: "
+        click.echo(paint(f"{game.name}, {n} players: ", bold=True)
                    + ", ".join(who[s] for s in range(n)) + f"; seed {seed}")
+        _echo_description(game, human)
+        session = _Session(state, who, paint, human, agents, rng, game.name)
+        if _run_session(session, log, "the game stops at"):
+            _echo_result(session)
+            log.write(state)
+
+
+class _LogFile:
+    """Where `--log` writes the game's log: at its end, and when it stops early.
+
+    The log names a relative game file relative to itself, so that `rulekit replay`
+    finds it from anywhere as long as the two stay together.
+    """
+
+    def __init__(self, path: str | None, game_file: str, overrides: dict[str, Any]) -> None:
+        self.path = path
+        self.game_file = game_file
+        self.overrides = overrides
+        if path is None:
+            return
+        if not os.path.isabs(game_file):
+            try:
+                self.game_file = os.path.relpath(game_file, os.path.dirname(os.path.abspath(path)))
+            except ValueError:  # another drive
+                self.game_file = os.path.abspath(game_file)
+        try:  # a log that cannot be written is said before the game, not after it
+            open(path, "a", encoding="utf-8").close()
+        except OSError as exc:
+            raise RulekitError(f"cannot write the log {path}: {exc.strerror}") from None
+
+    def write(self, state: Any) -> None:
+        if self.path is None:
+            return
+        from rulekit.replay import log_text
+
         try:
-            _play_loop(state, human, agents, who, rng)
-        except _EndOfInput:
-            click.echo(f"\nend of input: the game stops at turn {state.turn}.")
-            return
-        except KeyboardInterrupt:
-            click.echo(f"\ninterrupted: the game stops at turn {state.turn}.")
-            return
-        _echo_result(state, human, who)
+            with open(self.path, "w", encoding="utf-8") as f:
+                f.write(log_text(state, self.game_file, self.overrides))
+        except OSError as exc:
+            raise RulekitError(f"cannot write the log {self.path}: {exc.strerror}") from None
+        click.echo(f"log written to {self.path}")
+
+
+def _run_session(session: _Session, log: _LogFile, stops: str) -> bool:
+    """Play the session to its end (True), or stop it cleanly on end of input or Ctrl-C
+    and write the log so far."""
+    state = session.state
+    try:
+        session.run()
+    except (_EndOfInput, KeyboardInterrupt) as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            why = "interrupted"
+        else:
+            why = "you quit" if str(exc) == "quit" else "end of input"
+        click.echo(f"\n{why}: {stops} turn {state.turn}.")
+        log.write(state)
+        return False
+    return True
+
+
+def _echo_description(game: Any, human: int | None) -> None:
+    """The game's description and, for a person, how to answer."""
+    text = " ".join(str(game.spec.get("description") or "").split())
+    if text:
+        click.echo(textwrap.fill(text, 88))
+    if human is not None:
+        click.echo("Type the number of a choice or its label; '?' explains the choices, "
+                   "'quit' stops.")
 
 
 def _seat_agents(n: int, human: int | None, bots: Sequence[str],
@@ -281,23 +407,231 @@ def _seat_agents(n: int, human: int | None, bots: Sequence[str],
     return agents, who
 
 
-def _echo_result(state: Any, human: int | None, who: dict[int, str]) -> None:
-    """The final position as the person may see it, the scores, the winners, the end."""
-    n = len(who)
-    click.echo("")
-    click.echo(state.render(human))
+class _Session:
+    """One game in the terminal: each event as it happens, pictures, the person's choices.
+
+    Bots and chance move by themselves, and each move is shown with the score it made;
+    a person is asked through stdin. `decide` and `chance`, when given, replace both
+    (a replay feeds the logged steps). The picture is shown before each of the
+    person's decisions, or after every turn when nobody plays in person.
+    """
+
+    def __init__(self, state: Any, who: dict[int, str], paint: _Paint, human: int | None = None,
+                 agents: dict[int, Agent] | None = None, rng: random.Random | None = None,
+                 title: str = "", pictures: bool = True) -> None:
+        self.state = state
+        self.who = who
+        self.paint = paint
+        self.human = human
+        self.agents = agents or {}
+        self.rng = rng or random.Random(0)
+        self.title = title
+        self.pictures = pictures
+        self.viewer = human
+        self.shown = 0
+        self.scores = state.scores()
+        self.picture = ""
+        self.turn: int | None = None
+        # outcomes of secret chance steps (a deal into hidden hands) are never shown
+        self.secret = frozenset(name for kind in state.game.components
+                                for name, c in type(kind).chances.items() if not c.public)
+
+    def run(self, decide: Any = None, chance: Any = None) -> None:
+        st = self.state
+        self._report(None)
+        while not st.is_over:
+            if st.turn != self.turn:
+                if self.pictures and self.human is None and self.turn:
+                    self.show_picture(f"after turn {self.turn}")
+                self.turn = st.turn
+                head = f"turn {st.turn}: {self._name(st.active)}" if st.turn else "setup"
+                click.echo("\n" + self.paint(f"--- {head} ---", bold=True))
+            if st.is_chance:
+                if chance is not None:
+                    chance(st)
+                else:
+                    st.resolve_chance()
+                self._report(None)
+                continue
+            seat = st.current_player
+            if decide is not None:
+                label = decide(st)
+            elif seat == self.human:
+                label = self._ask(seat)
+            else:
+                label = self.agents[seat].choose(st, self.rng).label
+            st.apply(label)
+            self._report(seat)
+
+    # ---- what happened -------------------------------------------------------------------
+    def _name(self, seat: int | None) -> str:
+        return self.who.get(seat, f"player {seat}") if seat is not None else "nobody"
+
+    def _report(self, mover: int | None) -> None:
+        """The log entries added since the last report, with the scores they changed."""
+        st = self.state
+        entries = st.log[self.shown:]
+        self.shown = len(st.log)
+        new = st.scores()
+        delta = {s: new[s] - old for s, old in enumerate(self.scores) if new[s] != old}
+        self.scores = new
+        for i, entry in enumerate(entries):
+            line = self._describe(entry)
+            if i == 0 and mover is not None and mover in delta:
+                line += "  " + self._delta(delta.pop(mover), new[mover], "({})")
+            click.echo(line)
+        for s, d in delta.items():  # effects that resolved now, or that hit other players
+            click.echo(f"  {self._name(s)}: {self._delta(d, new[s])}")
+
+    def _delta(self, d: int, now: int, form: str = "{}") -> str:
+        return self.paint(form.format(f"{d:+d}, score {now}"), fg="green" if d > 0 else "red")
+
+    def _describe(self, entry: dict) -> str:
+        if "chance" in entry:
+            name = entry["chance"]
+            if name in self.secret:
+                return self.paint(f"{name}: done (hidden)", dim=True)
+            outcome = entry.get("outcome")
+            if isinstance(outcome, dict):
+                text = ", ".join(f"{k} {v}" for k, v in outcome.items())
+            else:
+                text = json.dumps(outcome)
+                if len(text) > 80 and isinstance(outcome, list):
+                    text = f"{len(outcome)} items"
+            return f"{name}: {text}"
+        if "action" in entry:
+            seat = entry.get("seat")
+            forced = " (forced)" if entry.get("forced") else ""
+            line = f"{self._name(seat)}: {entry['action']}{forced}"
+            return self.paint(line, bold=True) if seat == self.human else line
+        if "say" in entry:
+            return str(entry["say"])
+        return json.dumps(entry)
+
+    # ---- the picture ---------------------------------------------------------------------
+    def show_picture(self, when: str = "") -> None:
+        """The game as the viewer may see it; not again when nothing changed since."""
+        st = self.state
+        text = st.render(self.viewer)
+        if text == self.picture:
+            return
+        self.picture = text
+        when = when or (f"the end, after turn {st.turn}" if st.is_over else f"turn {st.turn}")
+        head = f"== {self.title}, {when} =="
+        click.echo("\n" + self.paint(head, fg="cyan", bold=True))
+        for line in text.split("\n"):
+            click.echo(self.paint(line, bold=True) if line.startswith("player ") else line)
+
+    # ---- the person's choice -------------------------------------------------------------
+    def _ask(self, seat: int) -> str:
+        """The label the person picks; asks again, saying why, until it is a legal one."""
+        st = self.state
+        labels = [a.label for a in st.legal_actions()]
+        self.show_picture()
+        click.echo(self.paint(f"\n{self._name(seat)}, your choice ('?' explains):", bold=True))
+        self._list(labels)
+        while True:
+            click.echo("> ", nl=False)
+            line = sys.stdin.readline()
+            if not line:
+                raise _EndOfInput
+            text = " ".join(line.split())
+            if not _is_tty(sys.stdin):
+                click.echo(text)  # a pipe is not echoed: keep the transcript legible
+            if not text:
+                continue
+            if text.lower() in ("?", "help") and text not in labels:
+                self._help(labels)
+                continue
+            if text.lower() in ("quit", "exit") and text not in labels:
+                raise _EndOfInput("quit")
+            label, why = _match(text, labels)
+            if label is not None:
+                if label != text:
+                    click.echo(f"  = {label}")
+                return label
+            click.echo(self.paint(why, fg="yellow"))
+
+    def _list(self, labels: list[str]) -> None:
+        for i, label in enumerate(labels, 1):
+            click.echo(f"  {self.paint(f'{i:>2}.', fg='cyan')} {label}")
+
+    def _help(self, labels: list[str]) -> None:
+        text = self.state.decision_help()
+        if text:
+            click.echo(textwrap.fill(" ".join(text.split()), 88))
+        click.echo(textwrap.fill(
+            f"Type a number from 1 to {len(labels)} or a label as listed (in any case; the "
+            "first words of a label do when they fit one choice only). '#N' is always the "
+            "number N, '=TEXT' the label TEXT; 'quit' stops the game.", 88))
+        self._list(labels)
+
+
+def _match(text: str, labels: list[str]) -> tuple[str | None, str]:
+    """The label a person means by `text`, or None and why it is not a choice."""
+    n = len(labels)
+    how = f"Type a number from 1 to {n} or a label as listed; '?' explains."
+    if text.startswith("#") and text[1:].isdigit():
+        k = int(text[1:])
+        if 1 <= k <= n:
+            return labels[k - 1], ""
+        return None, f"{k} is not a legal choice. {how}"
+    if text.startswith("=") and len(text) > 1:
+        text = text[1:].strip()
+        return (text, "") if text in labels else (None, f"{text!r} is not a legal choice. {how}")
+    lower = text.lower()
+    folded = [label for label in labels if label.lower() == lower]
+    by_label = text if text in labels else (folded[0] if len(folded) == 1 else None)
+    if text.isdigit():
+        k = int(text)
+        by_number = labels[k - 1] if 1 <= k <= n else None
+        if by_number is not None and by_label is not None and by_number != by_label:
+            return None, (f"{k} is ambiguous: choice {k} is '{by_number}', and '{by_label}' is "
+                          f"choice {labels.index(by_label) + 1}. Type #{k} for the number or "
+                          f"={by_label} for the label.")
+        if by_number is not None or by_label is not None:
+            return by_number or by_label, ""
+        return None, f"{k} is not a legal choice. {how}"
+    if by_label is not None:
+        return by_label, ""
+    starts = [label for label in labels if label.lower().startswith(lower + " ")]
+    if len(starts) == 1:
+        return starts[0], ""
+    if starts:
+        return None, (f"'{text}' fits {len(starts)} choices: {', '.join(starts)}. Type the whole "
+                      "label or its number.")
+    close = difflib.get_close_matches(text, labels, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return None, f"{text!r} is not a legal choice now.{hint} {how}"
+
+
+def _echo_result(session: _Session) -> None:
+    """The final position as the viewer may see it, the scores, the winners, the end."""
+    state, who, paint = session.state, session.who, session.paint
+    session.show_picture()
     scores = state.scores()
     winners = state.winners()
     click.echo("")
-    click.echo("scores: " + ", ".join(f"{who[s]} {scores[s]}" for s in range(n)))
+    click.echo(paint("scores: ", bold=True)
+               + ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
     label = "winner" if len(winners) == 1 else "winners (shared)"
-    click.echo(f"{label}: " + ", ".join(who[s] for s in winners))
-    click.echo(f"game ended by: {state.end_reason or 'the flow running out'}"
-               f" after {state.turn} turns")
+    click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
+    click.echo(f"game ended by: {_end_reason(state)} after {state.turn} turns")
+
+
+def _end_reason(state: Any) -> str:
+    """The end condition's name, with its rule from the game file when that says more."""
+    reason = state.end_reason
+    if reason is None:
+        return "the flow running out"
+    when = (state.game.spec.get("end") or {}).get("when")
+    rule = when.get(reason) if isinstance(when, dict) else when
+    rule = " ".join(str(rule).split()) if rule is not None else ""
+    return f"{reason} ({rule})" if rule and rule != reason else reason
 
 
 def _play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str], seed: int,
-                 first: int) -> None:
+                 first: int, paint: _Paint, log: _LogFile) -> None:
     """Play the file's levels in turn, for the person at `seat`.
 
     A level passes when that seat's score is greater than the level's `min_score`; then
@@ -318,23 +652,24 @@ def _play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str
             level_bots = [level_bots]
         agents, who = _seat_agents(n, human, level_bots)
         level_seed = derive_seed(seed, "level", i)
-        click.echo(f"\n=== {game.name}, level {i} of {len(levels)}: {name}; "
-                   f"score more than {minimum} to pass ===")
+        click.echo(paint(f"\n=== {game.name}, level {i} of {len(levels)}: {name}; "
+                         f"score more than {minimum} to pass ===", fg="cyan", bold=True))
         click.echo(", ".join(who[s] for s in range(n)) + f"; seed {level_seed}")
+        if i == first:
+            _echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)
         rng = random.Random(derive_seed(seed, "bots", "play", i))
-        try:
-            _play_loop(state, human, agents, who, rng)
-        except (_EndOfInput, KeyboardInterrupt) as exc:
-            why = "end of input" if isinstance(exc, _EndOfInput) else "interrupted"
-            click.echo(f"\n{why}: the series stops at level {i}, turn {state.turn}.")
+        title = f"{game.name}, level {i} of {len(levels)} ({name})"
+        session = _Session(state, who, paint, human, agents, rng, title)
+        if not _run_session(session, log, f"the series stops at level {i},"):
             _echo_series(game, results, stopped=True)
             return
-        _echo_result(state, human, who)
+        _echo_result(session)
+        log.write(state)
         score = state.scores()[seat]
         passed = score > minimum
         results.append((i, name, score, minimum, passed))
-        verdict = "passed" if passed else "failed"
+        verdict = paint("passed", fg="green") if passed else paint("failed", fg="red")
         click.echo(f"level {i} ({name}) {verdict}: level score {score}, minimum {minimum}")
         if not passed:
             break
@@ -358,84 +693,64 @@ def _echo_series(game: Any, results: list[tuple[int, str, int, int, bool]],
         click.echo(f"series over: {passed} level(s) passed of {total}")
 
 
-def _play_loop(state: Any, human: int | None, agents: dict[int, Agent],
-               who: dict[int, str], rng: random.Random) -> None:
-    """Drive the game: chance and bots automatically, the person through stdin."""
-    shown = len(state.log)
-    # outcomes of secret chance steps (a deal into hidden hands) are not shown
-    secret = frozenset(name for kind in state.game.components
-                       for name, chance in type(kind).chances.items() if not chance.public)
-    turn = None
-    while not state.is_over:
-        if state.turn != turn:
-            turn = state.turn
-            click.echo(f"\n--- turn {turn}: {who.get(state.active, f'player {state.active}')} ---")
-        if state.is_chance:
-            state.resolve_chance()
+# ---- replay ------------------------------------------------------------------------------------
+@main.command()
+@click.argument("log", type=click.Path())
+@click.option("--game", "game_file", type=click.Path(), default=None,
+              help="the game file  [default: the log's, found from here or next to the log]")
+@_no_color_option
+def replay(log: str, game_file: str | None, no_color: bool) -> None:
+    """Rebuild a logged game exactly and print its course and result.
+
+    Exit code 1 when the log does not fit the game file; the message names the log's
+    first line that does not fit.
+    """
+    import rulekit
+    from rulekit.replay import read_log, rebuild
+
+    paint = _Paint(_colour_wanted(no_color))
+    with _user_errors():
+        glog = read_log(log)
+        path = game_file or _game_of_log(glog.game, log)
+        game = rulekit.load_game(path, overrides=glog.overrides or None)
+        rebuild(game, glog)  # the whole log must fit before any of it is shown
+        state = game.new_game(players=glog.players, seed=glog.seed)
+        click.echo(paint(f"{game.name}, {state.n} players; replay of {log}", bold=True))
+        steps = iter([e for e in glog.entries if "chance" in e
+                      or ("action" in e and not e.get("forced"))])
+        session = _Session(state, {s: f"player {s}" for s in range(state.n)}, paint,
+                           title=f"{game.name}, replay", pictures=False)
+        try:
+            session.run(decide=lambda st: _next_step(steps)["action"],
+                        chance=lambda st: st.resolve_chance(_next_step(steps).get("outcome")))
+        except _EndOfInput:
+            pass
+        if state.is_over:
+            _echo_result(session)
         else:
-            seat = state.current_player
-            if seat == human:
-                state.apply(_ask(state, seat))
-            else:
-                state.apply(agents[seat].choose(state, rng))
-        shown = _echo_log(state.log, shown, who, human, secret)
-    _echo_log(state.log, shown, who, human, secret)
+            session.show_picture()
+            click.echo(f"\nthe log stops at turn {state.turn}: the game is not over")
+            click.echo("scores so far: " + ", ".join(f"player {s} {x}"
+                                                     for s, x in enumerate(state.scores())))
 
 
-def _echo_log(log: list[dict], shown: int, who: dict[int, str], human: int | None,
-              secret: frozenset[str] = frozenset()) -> int:
-    """Print the log entries added since `shown`: rolls, moves, what the rules say."""
-    for entry in log[shown:]:
-        if "chance" in entry and entry["chance"] in secret:
-            click.echo(f"{entry['chance']}: done (hidden)")
-        elif "chance" in entry:
-            click.echo(f"{entry['chance']}: {json.dumps(entry.get('outcome'))}")
-        elif "action" in entry:
-            seat = entry.get("seat")
-            forced = " (forced)" if entry.get("forced") else ""
-            click.echo(f"{who.get(seat, f'player {seat}')}: {entry['action']}{forced}")
-        elif "say" in entry:
-            click.echo(str(entry["say"]))
-        else:
-            click.echo(json.dumps(entry))
-    return len(log)
+def _next_step(steps: Iterator[dict]) -> dict:
+    """The next logged chance outcome or decision; a log that stops early stops the replay."""
+    step = next(steps, None)
+    if step is None:
+        raise _EndOfInput
+    return step
 
 
-def _ask(state: Any, seat: int) -> str:
-    """The label the person picks; asks again until it is a legal one."""
-    actions = state.legal_actions()
-    labels = [a.label for a in actions]
-    click.echo("")
-    click.echo(state.render(seat))
-    scores = state.scores()
-    click.echo("scores so far: " + ", ".join(f"player {i} {x}" for i, x in enumerate(scores)))
-    click.echo(f"\nplayer {seat}, your choice:")
-    for i, label in enumerate(labels, 1):
-        click.echo(f"  {i:>2}. {label}")
-    while True:
-        click.echo("> ", nl=False)
-        line = sys.stdin.readline()
-        if not line:
-            raise _EndOfInput
-        text = " ".join(line.split())
-        if not _is_tty(sys.stdin):
-            click.echo(text)  # a pipe is not echoed like a terminal; keep the transcript legible
-        if not text:
-            continue
-        if text.isdigit():
-            k = int(text)
-            if 1 <= k <= len(labels):
-                return labels[k - 1]
-            click.echo(f"{k} is not a legal choice: type a number from 1 to {len(labels)} "
-                       "or a label")
-            continue
-        if text in labels:
-            return text
-        folded = [label for label in labels if label.lower() == text.lower()]
-        if len(folded) == 1:
-            return folded[0]
-        click.echo(f"{text!r} is not a legal choice: type a number from 1 to {len(labels)} "
-                   "or one of the labels above")
+def _game_of_log(game: str, log: str) -> str:
+    """The log's game file: as written (from the current directory), else next to the log."""
+    if os.path.isfile(game):
+        return game
+    beside = os.path.join(os.path.dirname(log), game)
+    if not os.path.isabs(game) and os.path.isfile(beside):
+        return beside
+    raise RulekitError(f"{log}:1: the log's game file {game!r} is not found here or next to "
+                       "the log; name it with --game")
 
 
 if __name__ == "__main__":

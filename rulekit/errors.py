@@ -62,3 +62,12 @@ class ChanceError(RulekitError):
 
 class FlowError(RulekitError):
     """The game's flow went wrong at run time (no legal option, a loop that never ends, ...)."""
+
+
+class EndlessFlowError(FlowError):
+    """The flow does not end: the step budget ran out, blocks nest without end, a trigger
+    never stops firing. The message names the step it was at."""
+
+
+class NoOptionError(FlowError):
+    """A decision has no legal option and no `none:` steps; the message names the step."""

@@ -174,7 +174,7 @@ def test_play_auto_finishes() -> None:
     assert result.exit_code == 0
     out = result.output
     assert "player 1 (random): " in out
-    assert re.search(r"^roll: \{", out, re.M)
+    assert re.search(r"^roll: white1 \d, white2 \d", out, re.M)
     assert "scores: player 0 (greedy) " in out
     assert re.search(r"^winners?( \(shared\))?: player \d", out, re.M)
     assert "game ended by: " in out

@@ -443,7 +443,7 @@ def test_play_domino7_reads_its_levels_and_stops_cleanly_at_end_of_input() -> No
     out = result.output
     assert "Domino 7, level 1 of 5: Novice; score more than 0 to pass" in out
     assert "player 1 (random), player 2 (random), player 3 (random)" in out
-    assert "your tiles: " in out
+    assert "your hand: " in out
     assert "end of input: the series stops at level 1" in out
 
 

@@ -186,7 +186,7 @@ def test_a_pawn_arriving_on_an_occupied_x_knocks_the_other_off(game):
     turn(s, (4, 5, 4, 5), "9 + 9")            # seat 1 arrives: seat 0 is knocked off
     assert position(s, 1, 9) == 2 and position(s, 0, 9) == 0
     assert chips_won(s, 0, 9) == 1 and chips_won(s, 1, 9) == 1   # chips are kept
-    assert "9 | off: 0 | 1: - | X: 1" in s.render()
+    assert "9 | off: 0   | 1: - | X: 1" in s.render()     # columns line up across rows
     turn(s, (4, 5, 1, 1), "9")                # the owner starts the row again from field 1
     assert position(s, 0, 9) == 1 and position(s, 1, 9) == 2
     assert chips_won(s, 0, 9) == 1

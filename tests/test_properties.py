@@ -1,6 +1,7 @@
 """Properties every shipped game keeps, over random games (hypothesis picks seeds)."""
 
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,134 @@ def test_legal_actions_have_unique_labels_and_an_illegal_one_changes_nothing(pat
         state.apply(rng.choice(actions))
     assert len(state.scores()) == state.view()["players"]
     assert set(state.winners()) <= set(range(state.view()["players"]))
+
+
+# ---- conservation: tokens, tiles, items and pawns move, they never appear or vanish --------------
+def sizes(state):
+    """The conserved counts of all components, added up by what they count."""
+    total = Counter()
+    for kind in state.game.components:
+        total.update(kind.state_size(state))
+    return dict(total)
+
+
+@pytest.mark.parametrize("path", GAME_FILES, ids=lambda p: p.name)
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_tokens_and_tiles_are_conserved(path, seed):
+    game = game_of(path)
+    rng = random.Random(seed)
+    state = game.new_game(players=seats(game, rng), seed=seed)
+    first = None
+    while not state.is_over:
+        if state.is_chance:
+            state.resolve_chance()
+            continue
+        if first is None:  # the setup is over: what was dealt is in the game from now on
+            first = sizes(state)
+        assert sizes(state) == first
+        state.apply(rng.choice(state.legal_actions()))
+    assert first is None or sizes(state) == first
+
+
+def test_the_conserved_totals_are_those_the_rules_give(root):
+    levelx = game_of(root / "games" / "levelx.yaml")
+    for n in (2, 3, 4):
+        chips = levelx.params["chips_four_players" if n == 4 else "chips_two_three_players"]
+        assert sizes(levelx.new_game(players=n, seed=1)) == {
+            "tokens": sum(chips), "items": len(levelx.params["bonus_tiles"]), "pawns": 6 * n}
+    domino = game_of(root / "games" / "domino7.yaml")
+    state = domino.new_game(players=4, seed=1)
+    state.resolve_chance()  # the deal
+    assert sizes(state) == {"tiles": 13 * 14 // 2}
+
+
+# ---- scores: recomputed from what `view()` shows, independently of the engine ------------------
+#: the last cell of each Qwixx row: crossing it locks the row, and the lock is one more cross
+QWIXX_LAST = {"red": 12, "yellow": 12, "green": 2, "blue": 2}
+
+
+def qwixx_scores(game, view):
+    params = game.params
+    out = []
+    for seat, rows in enumerate(view["components"]["sheet"]["sheets"]):
+        total = 0
+        for name, row in rows.items():
+            crosses = len(row["crossed"]) + (1 if QWIXX_LAST[name] in row["crossed"] else 0)
+            total += params["row_scores"][crosses]
+        out.append(total - params["penalty_points"] * view["player_vars"][seat]["penalties"])
+    return out
+
+
+def levelx_scores(game, view):
+    won = view["components"]["won"]
+    held = view["components"]["bonus"]["held"]
+    return [sum(k * c for k, c in zip(won["keys"], counts)) + sum(held[seat])
+            for seat, counts in enumerate(won["counts"])]
+
+
+def domino_scores(game, view):
+    params = game.params
+    hands = view["components"]["hand"]["hands"]
+    line = view["components"]["line"]["line"]
+    pips = [sum(int(x) for t in h["tiles"] for x in t.split("|")) for h in hands]
+    out = bool(line) and any(h["count"] == 0 for h in hands)
+    blocked = view["vars"]["passes"] >= view["players"]
+    finished = out or blocked
+    results = [v["points"] - (pips[s] if finished else 0)
+               for s, v in enumerate(view["player_vars"])]
+    best = max(results)
+    return [r + (params["winner_bonus"] if finished and r == best else 0) for r in results]
+
+
+RECOMPUTE = {"qwixx": qwixx_scores, "levelx": levelx_scores, "domino": domino_scores}
+
+
+def recompute(path, game, view):
+    family = next(k for k in RECOMPUTE if path.stem.startswith(k))
+    return RECOMPUTE[family](game, view)
+
+
+@pytest.mark.parametrize("path", GAME_FILES, ids=lambda p: p.name)
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_scores_equal_a_recomputation_from_the_view(path, seed):
+    game = game_of(path)
+    rng = random.Random(seed)
+    state = game.new_game(players=seats(game, rng), seed=seed)
+    while not state.is_over:
+        if state.is_chance:
+            state.resolve_chance()
+        else:
+            assert state.scores() == recompute(path, game, state.view())
+            state.apply(rng.choice(state.legal_actions()))
+    assert state.scores() == recompute(path, game, state.view())
+
+
+@pytest.mark.parametrize("path", GAME_FILES, ids=lambda p: p.name)
+@SETTINGS
+@given(seed=st.integers(0, 10**6))
+def test_scores_stay_within_the_declared_bounds(path, seed):
+    game = game_of(path)
+    rng = random.Random(seed)
+    n = seats(game, rng)
+    lo, hi = game.score_bounds[n]
+    state = play(game.new_game(players=n, seed=seed), rng)
+    assert all(lo <= x <= hi for x in state.scores())
+
+
+# ---- clones: a copy and its original never share anything mutable -----------------------------
+@pytest.mark.parametrize("path", GAME_FILES, ids=lambda p: p.name)
+@SETTINGS
+@given(seed=st.integers(0, 10**6), depth=st.integers(0, 40))
+def test_the_original_plays_on_without_touching_its_clone(path, seed, depth):
+    game = game_of(path)
+    rng = random.Random(seed)
+    state = play(game.new_game(players=seats(game, rng), seed=seed), rng, until=depth)
+    copy = state.clone()
+    before, log, counts = copy.view(), list(copy.log), sizes(copy)
+    play(state, random.Random(seed + 3))
+    assert copy.view() == before and copy.log == log and sizes(copy) == counts
+    # and the copy still plays a whole game of its own
+    play(copy, random.Random(seed + 4))
+    assert copy.is_over and len(copy.scores()) == copy.view()["players"]

@@ -111,7 +111,14 @@ class Kind:
         return None
 
     def render(self, st: Any, seat: int | None) -> str:
-        """Text for a person at `seat` (None: an observer who sees everything)."""
+        """Text of the shared part for a person at `seat` (None: an observer who sees all)."""
+        return ""
+
+    def render_player(self, st: Any, player: int, seat: int | None) -> str:
+        """Text of `player`'s own part (their sheet, hand, winnings) for a person at `seat`.
+
+        `rulekit play` shows it in that player's block, so a game reads player by player.
+        """
         return ""
 
 

@@ -238,16 +238,26 @@ class CrossSheet(Kind):
         }
 
     def render(self, st: Any, seat: int | None) -> str:
+        if not self.lock:
+            return ""
+        locked = [n for n, lk in zip(self.row_names, st.comps[self.index][2]) if lk]
+        return f"{self.name} rows locked: {', '.join(locked) or 'none'}"
+
+    def render_player(self, st: Any, player: int, seat: int | None) -> str:
+        """Each row with its cells: `[7]` crossed, `--` passed over or locked, the number free."""
         last, count, locked, mask = st.comps[self.index]
         width = max(len(n) for n in self.row_names)
-        lines = []
-        for p in range(st.n):
-            lines.append(f"{self.name} of player {p}:")
-            for r, name in enumerate(self.row_names):
-                cells = []
-                for i, v in enumerate(self.cells[r]):
-                    mark = "X" if mask[p][r] >> i & 1 else ("-" if i < last[p][r] else " ")
-                    cells.append(f"{v:>2}{mark}")
-                lock = " [locked]" if locked[r] else ""
-                lines.append(f"  {name:<{width}} {' '.join(cells)}  crosses {count[p][r]}{lock}")
+        w = max((len(str(v)) for cells in self.cells for v in cells), default=1)
+        lines = [f"{self.name}:"]
+        for r, name in enumerate(self.row_names):
+            cells = []
+            for i, v in enumerate(self.cells[r]):
+                if mask[player][r] >> i & 1:
+                    cells.append(f"[{v:>{w}}]")
+                elif i < last[player][r] or locked[r]:
+                    cells.append(f" {'-' * w} ")
+                else:
+                    cells.append(f" {v:>{w}} ")
+            lock = ", locked" if locked[r] else ""
+            lines.append(f"  {name:<{width}} {''.join(cells)}  crosses {count[player][r]}{lock}")
         return "\n".join(lines)

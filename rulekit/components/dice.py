@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+
+#: the most dice `groupings` and `group_sums` split: 8 dice have 21147 ways already
+MAX_GROUPED_DICE = 8
 
 
 def _groupings(n: int) -> list[tuple[tuple[int, ...], ...]]:
@@ -141,6 +145,10 @@ class Dice(Kind):
     def grouping_table(self, n: int) -> list:
         t = self._tables.get(n)
         if t is None:
+            if n > MAX_GROUPED_DICE:  # the splits grow faster than exponentially
+                raise FlowError(f"dice '{self.name}': {n} dice have too many ways to be split "
+                                f"into groups; groupings and group_sums take at most "
+                                f"{MAX_GROUPED_DICE} dice")
             t = self._tables[n] = _groupings(n)
         return t
 

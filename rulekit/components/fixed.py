@@ -27,7 +27,8 @@ def fixed_value(b: Any, path: Path, value: Any, expect: Type) -> Any:
             return None
         return c.fn(None, {})
     if isinstance(value, bool) or not fits(type_of_value(value), expect):
-        b.error(path, f"expected {expect.name} (or an expression giving one), got {value!r}")
+        b.error(path, f"expected {expect.name} (or an expression giving one), got {value!r}",
+                "write a literal such as [1, 2, 3], or an expression of params in quotes")
         return None
     return value
 
@@ -39,19 +40,20 @@ def key_list(b: Any, path: Path, value: Any, what: str) -> tuple[list, Type]:
         return [], INT
     keys = list(keys)
     if not keys:
-        b.error(path, f"there must be at least one {what}")
+        b.error(path, f"there must be at least one {what}", "list the keys, e.g. [red, blue]")
         return [], INT
     if all(isinstance(k, int) and not isinstance(k, bool) for k in keys):
         key_t = INT
     elif all(isinstance(k, str) for k in keys):
         key_t = STR
     else:
-        b.error(path, f"{what} keys must be all whole numbers or all names, got {keys!r}")
+        b.error(path, f"{what} keys must be all whole numbers or all names, got {keys!r}",
+                "quote numbers that are meant as names: ['1', 'two']")
         return [], INT
     if len(set(keys)) != len(keys):
         dup = sorted({k for k in keys if keys.count(k) > 1}, key=str)
         b.error(path, f"every {what} needs its own key; repeated: "
-                      f"{', '.join(map(str, dup))}")
+                      f"{', '.join(map(str, dup))}", "remove the repeated keys")
         return [], key_t
     return keys, key_t
 
@@ -73,6 +75,7 @@ def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int) -> l
             return [least] * n
     for v in values:
         if v < least:
-            b.error(path, f"{what} must be at least {least}, got {v}")
+            b.error(path, f"{what} must be at least {least}, got {v}",
+                    f"every value here is {least} or more")
             return [least] * n
     return values

@@ -232,10 +232,14 @@ class Line(Kind):
         }
 
     def render(self, st: Any, seat: int | None) -> str:
-        placed, _last = st.comps[self.index]
+        """The tiles from left to right (crosswise doubles in brackets), wrapped, then the ends."""
+        placed, last = st.comps[self.index]
         if not placed:
             return f"{self.name}: (empty)"
         view = LineView(st.comps[self.index], self)
-        tiles = " ".join(self._text(x, y, t) for x, y, t in placed)
-        return (f"{self.name}: {tiles}\n  open ends: left {view.left}, right {view.right}; "
-                f"end sum {view.end_sum}")
+        texts = [self._text(x, y, t) for x, y, t in placed]
+        rows = [" ".join(texts[i:i + 12]) for i in range(0, len(texts), 12)]
+        count = f"{len(placed)} tile{'' if len(placed) == 1 else 's'}"
+        return (f"{self.name} ({count}, left to right): " + "\n  ".join(rows)
+                + f"\n  open ends: left {view.left}, right {view.right}; end sum "
+                f"{view.end_sum}; last laid {last}")

@@ -117,14 +117,20 @@ class Stack(Kind):
         return StackView(st.comps[self.index], self)
 
     def state_size(self, st: Any) -> dict[str, int]:
-        return {"items": len(self.items)}
+        # counted from the state: taking an item moves it, never copies or loses it
+        left, held = st.comps[self.index]
+        return {"items": len(left) + sum(len(h) for h in held)}
 
     def snapshot(self, st: Any, seat: int | None) -> dict:
         left, held = st.comps[self.index]
         return {"left": list(left), "held": [list(h) for h in held]}
 
     def render(self, st: Any, seat: int | None) -> str:
-        left, held = st.comps[self.index]
-        taken = "; ".join(f"player {p}: {' '.join(map(str, h)) or '-'}"
-                          for p, h in enumerate(held))
-        return f"{self.name}: left {' '.join(map(str, left)) or '-'} (top first); {taken}"
+        left = st.comps[self.index][0]
+        if not left:
+            return f"{self.name} left: none"
+        return f"{self.name} left: {' '.join(map(str, left))} ({left[0]} is taken next)"
+
+    def render_player(self, st: Any, player: int, seat: int | None) -> str:
+        held = st.comps[self.index][1][player]
+        return f"{self.name}: {' '.join(map(str, held))}" if held else ""

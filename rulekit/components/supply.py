@@ -197,13 +197,17 @@ class Supply(Kind):
         counts = [list(x) for x in s] if self.per_player else list(s)
         return {"keys": list(self.keys), "counts": counts}
 
+    def _piles(self, counts: list[int]) -> str:
+        """`5: 11, 6: 10 (total 21)`: every pile, so that empty ones show too."""
+        piles = ", ".join(f"{k}: {c}" for k, c in zip(self.keys, counts))
+        return f"{piles} (total {sum(counts)})"
+
     def render(self, st: Any, seat: int | None) -> str:
-        s = st.comps[self.index]
+        if self.per_player:
+            return ""
+        return f"{self.name} left: {self._piles(st.comps[self.index])}"
 
-        def piles(counts: list[int]) -> str:
-            return "  ".join(f"{k}×{c}" for k, c in zip(self.keys, counts))
-
+    def render_player(self, st: Any, player: int, seat: int | None) -> str:
         if not self.per_player:
-            return f"{self.name}: {piles(s)}"
-        return "\n".join(f"{self.name} of player {p}: {piles(s[p])}  (total {sum(s[p])})"
-                         for p in range(st.n))
+            return ""
+        return f"{self.name}: {self._piles(st.comps[self.index][player])}"

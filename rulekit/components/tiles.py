@@ -249,21 +249,17 @@ class TileSet(Kind):
         return {"hands": out_hands, "stock": out_stock}
 
     def render(self, st: Any, seat: int | None) -> str:
-        hands, stock = st.comps[self.index]
-        lines = []
-        for p, h in enumerate(hands):
-            if seat is None or seat == p:
-                who = "your" if seat == p else f"player {p}'s"
-                pips = sum(t.pips for t in h)
-                tiles = " ".join(t.name for t in h) or "(none)"
-                count = f"{len(h)} tile" + ("" if len(h) == 1 else "s")
-                lines.append(f"{who} tiles: {tiles}  ({count}, {pips} pips)")
-        others = [f"player {p} {len(h)}" for p, h in enumerate(hands)
-                  if seat is not None and p != seat]
-        if others:
-            lines.append("tiles held: " + ", ".join(others))
-        lines.append(f"stock: {len(stock)} tiles")
-        return "\n".join(lines)
+        return f"stock: {_tiles(len(st.comps[self.index][1]))}"
+
+    def render_player(self, st: Any, player: int, seat: int | None) -> str:
+        """The hand's tiles for its owner (or an observer); for anyone else, only its size."""
+        h = st.comps[self.index][0][player]
+        if seat is not None and seat != player:
+            return f"{self.name}: {_tiles(len(h))} (hidden)"
+        names = [t.name for t in h]
+        lines = [" ".join(names[i:i + 12]) for i in range(0, len(names), 12)] or ["(none)"]
+        lines[-1] += f"  ({_tiles(len(h))}, {sum(t.pips for t in h)} pips)"
+        return f"{'your ' if seat == player else ''}{self.name}: " + "\n  ".join(lines)
 
     # ---- the deal ---------------------------------------------------------------------------
     def _sample(self, view: TileSetView, rng: Any) -> list[list[int]]:
@@ -304,6 +300,10 @@ class TileSet(Kind):
         rest = order[len(hands) * size:]
         rest.reverse()
         stock[:] = rest
+
+
+def _tiles(n: int) -> str:
+    return f"{n} tile" + ("" if n == 1 else "s")
 
 
 TileSet.chances = {

@@ -202,7 +202,8 @@ class Track(Kind):
         return TrackView(st.comps[self.index], self)
 
     def state_size(self, st: Any) -> dict[str, int]:
-        return {"pawns": st.n * len(self.lanes)}
+        # counted from the state: a pawn per seat and lane, on the board or off it
+        return {"pawns": sum(len(row) for row in st.comps[self.index][0])}
 
     def snapshot(self, st: Any, seat: int | None) -> dict:
         pos, ends = st.comps[self.index]
@@ -210,19 +211,25 @@ class Track(Kind):
                 "positions": [list(row) for row in pos], "at_end": [list(e) for e in ends]}
 
     def render(self, st: Any, seat: int | None) -> str:
+        """One line per lane: who is off the board, on each field, and on X (the last field)."""
         pos, ends = st.comps[self.index]
         cap = "" if self.last_capacity is None else f", holds {self.last_capacity}"
-        lines = [f"{self.name} (X: the last field{cap}; pawns by seat):"]
+        lines = [f"{self.name} (pawns by seat; X: the last field{cap}):"]
         width = max(len(str(k)) for k in self.lanes) if self.lanes else 1
+        rows = []
         for i, key in enumerate(self.lanes):
             end = self.lengths[i]
             fields = []
             for f in range(end + 1):
-                if f == end:
-                    here = ends[i]
-                else:
-                    here = [p for p in range(st.n) if pos[p][i] == f]
+                here = ends[i] if f == end else [p for p in range(st.n) if pos[p][i] == f]
                 name = "off" if f == 0 else ("X" if f == end else str(f))
                 fields.append(f"{name}: {' '.join(map(str, here)) or '-'}")
-            lines.append(f"  {str(key):>{width}} | " + " | ".join(fields))
+            rows.append((key, fields))
+        # a column per field, as wide as its widest entry, so the lanes line up
+        cols = max((len(fields) for _k, fields in rows), default=0)
+        widths = [max((len(f[c]) for _k, f in rows if c < len(f) - 1), default=0)
+                  for c in range(cols)]
+        for key, fields in rows:
+            cells = [f"{text:<{widths[c]}}" for c, text in enumerate(fields[:-1])]
+            lines.append(f"  {str(key):>{width}} | " + " | ".join(cells + [fields[-1]]))
         return "\n".join(lines)

@@ -51,6 +51,12 @@ def _all_chances() -> dict[str, type[Kind]]:
     return {name: cls for cls in REGISTRY.values() for name in cls.chances}
 
 
+def keywords_short() -> list[str]:
+    """The flow's own step keys, for hints (the kinds' effects are listed in the docs)."""
+    return ["choose", "together", "if", "for", "run", "let", "set", "add", "say",
+            *sorted(_all_chances()), "or an effect of a component"]
+
+
 def step_keywords() -> list[str]:
     """Every main key a step may have: the flow's own and those the kinds offer."""
     return ["choose", "together", "if", "for", "run", "let", "set", "add", "say",
@@ -67,21 +73,36 @@ class Builder:
         self.path: Path_ = ()
 
     # ---- reporting ---------------------------------------------------------------------------
-    def error(self, path: Path_, message: str, hint: str | None = None) -> None:
-        self.diags.append(self.src.diag(path, message, hint))
+    def error(self, path: Path_, message: str, hint: str | None = None,
+              key: bool = False) -> None:
+        """Report a problem at the node at path (with `key`: at the key naming it)."""
+        self.diags.append(self.src.diag(path, message, hint or self._section_hint(path), key))
 
-    def unknown(self, path: Path_, what: str, name: str, known: list[str]) -> None:
+    def _section_hint(self, path: Path_) -> str:
+        """Where the format describes the part at `path`, for errors without a hint of their own."""
+        if len(path) >= 2 and path[0] == "components":
+            conf = (self.src.data.get("components") or {}).get(path[1])
+            kind = conf.get("kind") if isinstance(conf, dict) else None
+            if kind:
+                return f"the kind `{kind}` is described in docs/format.md, Components"
+        section = {"params": "Params", "vars": "Variables", "flow": "The flow",
+                   "triggers": "Triggers", "end": "End and score", "score": "End and score",
+                   "levels": "Levels"}.get(str(path[0]) if path else "", "Top level")
+        return f"see docs/format.md, {section}"
+
+    def unknown(self, path: Path_, what: str, name: str, known: list[str],
+                key: bool = False) -> None:
         close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
         hint = f"did you mean '{close[0]}'?" if close else (
             f"known: {', '.join(map(str, known))}" if known else None)
-        self.error(path, f"unknown {what} '{name}'", hint)
+        self.error(path, f"unknown {what} '{name}'", hint, key)
 
     def where(self, path: Path_) -> str:
         p = self.src.pos(path)
         return f"{p.file}:{p.line}:{p.col}"
 
-    def _expr_error(self, path: Path_, text: str, exc: ExprError) -> None:
-        pos = self.src.pos(path)
+    def _expr_error(self, path: Path_, text: str, exc: ExprError, key: bool = False) -> None:
+        pos = self.src.key_pos(path) if key else self.src.pos(path)
         line, col = pos.line, pos.col
         if pos.style in ("|", ">"):
             line, col = pos.line + exc.line, pos.col + 2
@@ -89,17 +110,19 @@ class Builder:
             line, col = pos.line + exc.line - 1, exc.column
         else:
             col = pos.col + (1 if pos.style in ('"', "'") else 0) + exc.column - 1
+        hint = exc.hint or "the expression language is described in docs/format.md, Expressions"
         self.diags.append(Diagnostic(pos.file, line, col, f"in expression `{_short(text)}`: "
-                                     f"{exc.message}", _fmt(path), exc.hint))
+                                     f"{exc.message}", _fmt(path), hint))
 
     # ---- compiling ---------------------------------------------------------------------------
     def expr(self, path: Path_, value: Any, scope: Scope, expect: Type | None = None,
-             ) -> Compiled | None:
+             key: bool = False) -> Compiled | None:
+        """Compile the expression at path (with `key`: the expression is the key there)."""
         text = _as_text(value)
         try:
             return compile_expr(text, scope, expect)
         except ExprError as exc:
-            self._expr_error(path, text, exc)
+            self._expr_error(path, text, exc, key)
             return None
 
     def fn(self, path: Path_, value: Any, scope: Scope, expect: Type | None = None) -> S.Fn:
@@ -122,6 +145,15 @@ class Builder:
         except ExprError as exc:
             self._expr_error(path, text, exc)
             return None, scope
+
+
+class _Seats:
+    """Stands in for a state where only the player count matters (load-time values)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
 
 
 def _broken(st: Any, env: dict) -> Any:
@@ -214,7 +246,8 @@ class GameBuild:
         out["min_players"] = players.get("min", 1)
         out["max_players"] = players.get("max", out["min_players"])
         if out["min_players"] > out["max_players"]:
-            b.error(("players",), "players: min is greater than max")
+            b.error(("players",), "players: min is greater than max",
+                    "write the smaller count as min, e.g. players: {min: 2, max: 4}")
 
         # variables
         gvar_init, pvar_init, resets_p, resets_g = {}, {}, [], []
@@ -248,7 +281,8 @@ class GameBuild:
         out["components"] = kinds
         clash = set(gvar_types) & {k.name for k in kinds}
         for name in clash:
-            b.error(("vars", name), f"'{name}' is both a variable and a component")
+            b.error(("vars", name), f"'{name}' is both a variable and a component",
+                    "rename one of them")
 
         player_t = ObjT("Player", {"seat": INT, "is_active": BOOL, "is_start": BOOL})
         player_t.attrs.update(pvar_types)
@@ -289,7 +323,9 @@ class GameBuild:
             else:
                 per, text = None, decl
             if name in player_t.attrs or name in globs:
-                b.error(("define", name), f"'{name}' is already defined")
+                b.error(("define", name), f"'{name}' is already defined",
+                        "a define needs a name of its own: not a variable, component or "
+                        "other define")
                 continue
             if per == "player":
                 c = b.expr(path, text, self.pscope)
@@ -318,7 +354,8 @@ class GameBuild:
         out["setup"] = self.steps(("flow", "setup"), flow.get("setup") or [], self.scope)
         out["turn_steps"] = self.steps(("flow", "turn"), flow.get("turn") or [], self.scope)
         if not out["turn_steps"]:
-            b.error(("flow",), "the flow has no turn steps")
+            b.error(("flow",), "the flow has no turn steps",
+                    "write what a turn does under flow: turn:, e.g. - roll: dice")
         first = flow.get("first_player")
         if first is not None:
             c = b.expr(("flow", "first_player"), first, self.scope)
@@ -327,6 +364,8 @@ class GameBuild:
         else:
             out["first_player"] = None
         unused = set(compiled_procs) - {r.name for _p, r in runs} - self.spliced
+        if any(r.name not in compiled_procs for _p, r in runs):
+            unused = set()  # a misspelt `run:` may be the one meant to run it: reported alone
         for name in sorted(unused):
             b.error(("flow", "procedures", name), f"procedure '{name}' is never run",
                     "every part of the flow must be reachable; remove it or `run:` it")
@@ -343,7 +382,8 @@ class GameBuild:
             for s in body:
                 if not s.pure:
                     b.error(path + ("do",), "a trigger may only have effects, "
-                                            "not decisions or chance steps")
+                                            "not decisions or chance steps",
+                            "move the decision or chance step into the flow")
             triggers.append(S.Trigger(iterate, cond, body, b.where(path)))
         out["triggers"] = triggers
         self.resolve_runs(compiled_procs)
@@ -360,6 +400,53 @@ class GameBuild:
         out["finish"] = end.get("finish", "now")
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["score_where"] = b.where(("score",))
+        out["score_bounds"] = self.score_bounds(out["min_players"], out["max_players"])
+
+        # what `rulekit play` shows besides the components: lines of the game, of each player
+        display = data.get("display") or {}
+        for part, scope in (("game", self.scope), ("player", self.pscope)):
+            lines = display.get(part) or []
+            paths = [("display", part)] if isinstance(lines, str) else [
+                ("display", part, i) for i in range(len(lines))]
+            lines = [lines] if isinstance(lines, str) else lines
+            out[f"display_{part}"] = [(b.template(p, text, scope), b.where(p))
+                                      for p, text in zip(paths, lines)]
+        return out
+
+    def score_bounds(self, lo: int, hi: int) -> dict[int, tuple[Any, Any]]:
+        """`score_bounds`: the least and most score by player count, worked out at load.
+
+        They depend on params and the player count only, so each is a number per count
+        the game allows; a bound that is absent is None.
+        """
+        b = self.b
+        decl = self.data.get("score_bounds") or {}
+        scope = Scope(self.params, {"player_count": Global(INT, lambda st: st.n)})
+        fns = {}
+        for key in ("min", "max"):
+            if key in decl:
+                c = b.expr(("score_bounds", key), decl[key], scope, NUM)
+                if c is None:
+                    return {}
+                fns[key] = c.fn
+        out: dict[int, tuple[Any, Any]] = {}
+        for n in range(lo, max(lo, hi) + 1):
+            bounds = []
+            for key in ("min", "max"):
+                if key not in fns:
+                    bounds.append(None)
+                    continue
+                try:
+                    bounds.append(fns[key](_Seats(n), {}))
+                except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+                    b.error(("score_bounds", key), f"score_bounds.{key} with {n} players: {exc}",
+                            "it may use params and player_count only")
+                    return {}
+            if bounds[0] is not None and bounds[1] is not None and bounds[0] > bounds[1]:
+                b.error(("score_bounds",), f"score_bounds: min {bounds[0]} is greater than max "
+                        f"{bounds[1]} with {n} players", "swap them, or check the params")
+                return {}
+            out[n] = (bounds[0], bounds[1])
         return out
 
     def resolve_runs(self, procs: dict[str, tuple[S.Step, ...]]) -> None:
@@ -391,7 +478,12 @@ class GameBuild:
                 self.spliced.add(item["run"])
                 out.extend(self.procs[item["run"]])
                 continue
-            if isinstance(item, dict) and set(item) == {"let"}:
+            if isinstance(item, dict) and "let" in item:
+                extra = [k for k in item if k != "let"]
+                if extra:
+                    self.b.error(path + (i, extra[0]), f"'{extra[0]}' does not belong to a "
+                                 "`let` step", "a `let` step only names values: put the rest "
+                                 "in steps of their own", key=True)
                 step, scope = self.let_step(path + (i, "let"), item["let"], scope)
             else:
                 step = self.step(path + (i,), item, scope)
@@ -403,7 +495,8 @@ class GameBuild:
     def let_step(self, path: Path_, value: Any, scope: Scope) -> tuple[S.Step | None, Scope]:
         """`let: {NAME: EXPR}` names values for the steps after it, in the same list."""
         if not isinstance(value, dict) or not value:
-            self.b.error(path, "`let` takes a mapping NAME: expression")
+            self.b.error(path, "`let` takes a mapping NAME: expression",
+                         'for example let: {n: "dice.white1 + dice.white2"}')
             return None, scope
         lets = []
         for name, text in value.items():
@@ -416,7 +509,8 @@ class GameBuild:
     def step(self, path: Path_, item: Any, scope: Scope) -> S.Step | None:
         b = self.b
         if not isinstance(item, dict):
-            b.error(path, "a step must be a mapping such as `roll: dice`")
+            b.error(path, "a step must be a mapping such as `roll: dice`",
+                    f"steps: {', '.join(keywords_short())}")
             return None
         keywords = step_keywords()
         mains = [k for k in item if k in keywords]
@@ -424,9 +518,10 @@ class GameBuild:
             if not mains:
                 unknown = [k for k in item if k not in ("then", "else", "do")]
                 if unknown:
-                    b.unknown(path + (unknown[0],), "step", unknown[0], keywords)
+                    b.unknown(path + (unknown[0],), "step", unknown[0], keywords, key=True)
                 else:
-                    b.error(path, "this step has no action key")
+                    b.error(path, "this step has no action key",
+                            f"steps: {', '.join(keywords_short())}")
             else:
                 b.error(path, f"a step has one action key, this one has {', '.join(mains)}",
                         "split it into several steps")
@@ -434,7 +529,10 @@ class GameBuild:
         key = mains[0]
         extra = [k for k in item if k != key and k not in STEP_MODIFIERS.get(key, ())]
         if extra:
-            b.error(path + (extra[0],), f"'{extra[0]}' does not belong to a `{key}` step")
+            allowed = STEP_MODIFIERS.get(key, ())
+            b.error(path + (extra[0],), f"'{extra[0]}' does not belong to a `{key}` step",
+                    f"a `{key}` step takes {', '.join(allowed)} besides `{key}`" if allowed
+                    else "one action per step: split it into several steps", key=True)
         value = item[key]
         p = path + (key,)
         if key == "if":
@@ -463,7 +561,9 @@ class GameBuild:
                 return None
             chance = type(kind).chances.get(key)
             if chance is None:
-                b.error(p, f"component '{value}' ({kind.kind}) cannot be used with `{key}`")
+                kinds = sorted(c.kind for c in REGISTRY.values() if key in c.chances)
+                b.error(p, f"component '{value}' ({kind.kind}) cannot be used with `{key}`",
+                        f"`{key}` takes a component of the kind {', '.join(kinds)}")
                 return None
             return S.ChanceStep(key, kind.index, chance)
         return self.effect(p, key, value, scope)
@@ -471,7 +571,8 @@ class GameBuild:
     def set_step(self, path: Path_, value: Any, scope: Scope, add: bool) -> S.Step | None:
         b = self.b
         if not isinstance(value, dict) or len(value) != 1:
-            b.error(path, "expected one `NAME: value` (a variable, or PLAYER.variable)")
+            b.error(path, "expected one `NAME: value` (a variable, or PLAYER.variable)",
+                    "for example add: {active.penalties: 1}")
             return None
         (target, expr), = value.items()
         target = str(target)
@@ -485,42 +586,54 @@ class GameBuild:
             if t is None or t.get("per") == "player":
                 known = [n for n, d in (self.data.get("vars") or {}).items()
                          if d.get("per") != "player"]
-                b.unknown(path, "game variable", var, known)
+                b.unknown(vpath, "game variable", var, known, key=True)
                 return None
             return S.SetVar(var, None, b.fn(vpath, expr, scope, expect), add)
-        who = b.expr(path, who_text, scope)
+        who = b.expr(vpath, who_text, scope, key=True)
         if who is None:
             return None
         if who.type is not self.player_t and who.type is not ANY:
-            b.error(path, f"'{who_text}' is not a player")
+            b.error(vpath, f"'{who_text}' is not a player",
+                    "a player variable is set on a player: active.NAME, player.NAME, p.NAME",
+                    key=True)
             return None
         decl = (self.data.get("vars") or {}).get(var)
         if decl is None or decl.get("per") != "player":
             known = [n for n, d in (self.data.get("vars") or {}).items()
                      if d.get("per") == "player"]
-            b.unknown(path, "player variable", var, known)
+            b.unknown(vpath, "player variable", var, known, key=True)
             return None
         return S.SetVar(var, who.fn, b.fn(vpath, expr, scope, expect), add)
 
     def effect(self, path: Path_, key: str, value: Any, scope: Scope) -> S.Step | None:
         b = self.b
-        _cls, eff = _all_effects()[key]
+        found = _all_effects().get(key)
+        if found is None:  # not reached through `step`, which knows every key; kept safe
+            b.unknown(path, "step", key, step_keywords(), key=True)
+            return None
+        _cls, eff = found
         if not isinstance(value, dict):
-            b.error(path, f"`{key}` takes a mapping: {', '.join([eff.target, *eff.args])}")
+            args = ", ".join(f"{a}: ..." for a in [eff.target, *eff.args])
+            b.error(path, f"`{key}` takes a mapping: {', '.join([eff.target, *eff.args])}",
+                    f"for example {key}: {{{args}}}")
             return None
         for arg in value:
             if arg != eff.target and arg not in eff.args:
-                b.unknown(path + (arg,), f"argument of `{key}`", arg, [eff.target, *eff.args])
+                b.unknown(path + (arg,), f"argument of `{key}`", arg, [eff.target, *eff.args],
+                          key=True)
         missing = [a for a in [eff.target, *eff.args] if a not in value and a not in eff.optional]
         if missing:
-            b.error(path, f"`{key}` needs {', '.join(missing)}")
+            add = ", ".join(f"{a}: ..." for a in missing)
+            b.error(path, f"`{key}` needs {', '.join(missing)}",
+                    f"add {add} to it" + (f" ({eff.doc})" if eff.doc else ""))
             return None
         target = b.expr(path + (eff.target,), value[eff.target], scope)
         if target is None:
             return None
         if target.type is not ANY and getattr(target.type, "name", None) != eff.target_type:
             b.error(path + (eff.target,), f"`{key}` needs a {eff.target_type} as {eff.target}, "
-                    f"got {target.type.name}")
+                    f"got {target.type.name}", f"name a component (or a player's component) "
+                    f"of the kind that offers `{key}`")
         args = [b.fn(path + (a,), value[a], scope, t) if a in value else (lambda st, env: None)
                 for a, t in eff.args.items()]
         return S.Effect(target.fn, eff.method, args)
@@ -528,7 +641,8 @@ class GameBuild:
     def choose(self, path: Path_, value: Any, scope: Scope, together: bool) -> S.Step | None:
         b = self.b
         if not isinstance(value, dict):
-            b.error(path, "expected a mapping with `options:`")
+            b.error(path, "expected a mapping with `options:`",
+                    "for example choose: {who: active, pass: pass, options: [...]}")
             return None
         pass_label = value.get("pass")
         if pass_label is True:
@@ -540,7 +654,8 @@ class GameBuild:
         for i, opt in enumerate(value.get("options") or []):
             options.append(self.option(path + ("options", i), opt, inner))
         if not options and pass_label is None:
-            b.error(path, "a decision needs options (or `pass:`)")
+            b.error(path, "a decision needs options (or `pass:`)",
+                    "add options: with at least one option (for, if, label, do)")
         if together:
             who = value.get("who", "everyone")
             if who != "everyone":
@@ -555,13 +670,17 @@ class GameBuild:
                 if key in value:
                     b.error(path + (key,), f"`{key}:` belongs to `choose`; in `together` a "
                             "seat without options is skipped")
-            return S.Together(seats, options, pass_label)
-        who = b.expr(path + ("who",), value.get("who", "active"), scope)
-        none = None
-        if "none" in value:
-            none = self.steps(path + ("none",), value["none"] or [], scope)
-        return S.Choose(who.fn if who else _broken, options, pass_label, none,
-                        bool(value.get("auto", False)))
+            step: S.Choose = S.Together(seats, options, pass_label)
+        else:
+            who = b.expr(path + ("who",), value.get("who", "active"), scope)
+            none = None
+            if "none" in value:
+                none = self.steps(path + ("none",), value["none"] or [], scope)
+            step = S.Choose(who.fn if who else _broken, options, pass_label, none,
+                            bool(value.get("auto", False)))
+        if "help" in value:  # what the choices mean, for people (`?` in `rulekit play`)
+            step.help = b.template(path + ("help",), value["help"], inner)
+        return step
 
     def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:
         b = self.b
@@ -576,7 +695,8 @@ class GameBuild:
                 scope = scope.with_locals(**{str(name): c.type})
         cond = b.fn(path + ("if",), opt["if"], scope, BOOL) if "if" in opt else None
         if "label" not in opt:
-            b.error(path, "an option needs a `label:`")
+            b.error(path, "an option needs a `label:`",
+                    'the label names the choice, e.g. label: "{row.name} {n}"')
             label = _broken
         else:
             label = b.template(path + ("label",), opt["label"], scope)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from rulekit.engine.build import GameBuild
-from rulekit.engine.state import State
-from rulekit.errors import GameFileError, RulekitError
+from rulekit.engine.state import RUNTIME_ERRORS, State, _failed
+from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.spec.load import load_source
 from rulekit.spec.params import resolve_params
 from rulekit.spec.schema import schema_diagnostics
@@ -39,30 +40,133 @@ class Game:
         return State(self, players, seed)
 
     def render(self, st: State, seat: int | None) -> str:
-        parts = []
-        for kind in self.components:
-            text = kind.render(st, seat)
-            if text:
-                parts.append(text)
+        """The shared components and the file's `display.game` lines, then one block per
+        player: score, their own parts and the `display.player` lines; `seat` sees only
+        what it may."""
+        parts = [text for kind in self.components if (text := kind.render(st, seat))]
+        parts += self._display(st, self.display_game, None)
+        scores = st.scores()
+        for p in range(st.n):
+            marks = [m for m, on in (("you", p == seat), ("active", p == st.active and not st.over),
+                                     ("start player", p == st.start and self.finish == "round"))
+                     if on]
+            parts.append(f"player {p}{' (' + ', '.join(marks) + ')' if marks else ''}: "
+                         f"score {scores[p]}")
+            own = [text for kind in self.components if (text := kind.render_player(st, p, seat))]
+            own += self._display(st, self.display_player, st.players[p])
+            parts += ["  " + line for text in own for line in text.split("\n")]
         return "\n".join(parts)
+
+    @staticmethod
+    def _display(st: State, lines: list, player: Any) -> list[str]:
+        """The display lines of the game (player None) or of one player, empty ones left out."""
+        env = {} if player is None else {"player": player}
+        out = []
+        for fn, where in lines:
+            try:
+                text = fn(st, env)
+            except RUNTIME_ERRORS as exc:
+                raise _failed(where, "a display line", exc) from exc
+            if text.strip():
+                out.append(text)
+        return out
 
     def __repr__(self) -> str:
         return f"<Game {self.name}>"
 
 
 def check_source(src: Source, overrides: dict[str, Any] | None = None) -> Game:
-    """Schema, then params and semantic checks, then compile; every problem is reported."""
-    diags = schema_diagnostics(src)
-    if diags:
-        raise GameFileError(diags)
+    """Schema, then params and semantic checks, then compile; every problem is reported.
+
+    When the schema finds problems, the semantic checks still run over the document, and
+    their findings are reported where they cannot be consequences of the schema's.
+    """
+    first = schema_diagnostics(src)
+    if first and not isinstance(src.data, dict):
+        raise GameFileError(first)
+    if first:
+        try:
+            params, problems = resolve_params(src, overrides)
+            build = GameBuild(src, params)
+            build.build()
+            later = problems + build.b.diags
+        except Exception:  # the document is invalid already: this pass is a bonus
+            later = []
+        raise GameFileError(_sorted(first + independent_of(later, first)))
     params, problems = resolve_params(src, overrides)
-    if problems:
-        raise GameFileError(problems)
     build = GameBuild(src, params)
     parts = build.build()
-    if build.b.diags:
-        raise GameFileError(sorted(build.b.diags, key=lambda d: (d.file, d.line, d.col)))
+    if problems or build.b.diags:
+        raise GameFileError(_sorted(problems + independent_of(build.b.diags, problems)))
     return Game(src, params, parts)
+
+
+def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diags, key=lambda d: (d.file, d.line, d.col))
+
+
+#: messages of a name that does not resolve: after an earlier error, likely its consequence
+_CASCADES = ("unknown ", "has no attribute", "has no method", "no entry", "never run",
+             "is not a player", "cannot be used with")
+
+
+def independent_of(later: list[Diagnostic], first: list[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics of `later` that cannot be consequences of those in `first`.
+
+    Dropped: those in the same part (the same declaration, the same step) as an earlier
+    problem, and names that do not resolve (the declaration may be what was broken).
+    """
+    if not first:
+        return later
+    roots = [_part(d.path) for d in first]
+    names_may_be_missing = any(_may_hide_names(d) for d in first)
+    out = []
+    for d in later:
+        parts = _split(d.path)
+        if any(parts[:len(r)] == r or r[:len(parts)] == parts for r in roots):
+            continue
+        if names_may_be_missing and any(c in d.message for c in _CASCADES):
+            continue
+        out.append(d)
+    return out
+
+
+#: top-level keys that declare no name another part of the file could use
+_DECLARE_NOTHING = ("name", "description", "rulekit", "extends", "players", "flow", "triggers",
+                    "end", "score", "levels", "display")
+
+
+def _may_hide_names(d: Diagnostic) -> bool:
+    """Whether the problem may take a name (a param, variable, procedure ...) out of the file."""
+    parts = _split(d.path)
+    if not parts or parts[0] not in _DECLARE_NOTHING:
+        return True
+    if parts[:2] == ["flow", "procedures"] and not any(p.startswith("[") for p in parts):
+        return True
+    if {"let", "for", "run"} & set(parts):
+        return True
+    if d.message.startswith("unknown key"):
+        hint = d.hint or ""
+        return not hint.startswith("did you mean") or any(
+            f"'{k}'" in hint for k in ("let", "for", "run"))
+    return False
+
+
+def _split(path: str) -> list[str]:
+    return re.findall(r"\[\d+\]|[^.\[\]]+", path)
+
+
+def _part(path: str) -> list[str]:
+    """The declaration, step or top-level key a path lies in."""
+    parts = _split(path)
+    if parts[:1] in (["flow"], ["triggers"], ["levels"]):
+        items = [i for i, p in enumerate(parts) if p.startswith("[")]
+        if items:
+            return parts[:items[-1] + 1]
+        return parts[:3] if parts[:2] == ["flow", "procedures"] else parts[:2]
+    if parts[:1] in (["params"], ["vars"], ["components"], ["define"]):
+        return parts[:2]
+    return parts[:1]
 
 
 def load_game(path: str | Path, overrides: dict[str, Any] | None = None) -> Game:

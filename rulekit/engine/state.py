@@ -7,7 +7,13 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from rulekit.engine.steps import Action, Decision, SeqFrame, WindowFrame
-from rulekit.errors import ChanceError, FlowError, IllegalActionError, RulekitError
+from rulekit.errors import (
+    ChanceError,
+    EndlessFlowError,
+    FlowError,
+    IllegalActionError,
+    RulekitError,
+)
 
 if TYPE_CHECKING:
     from rulekit.engine.game import Game
@@ -222,6 +228,27 @@ class State:
         """The game as text for a person at `seat`."""
         return self.game.render(self, seat)
 
+    def decision_help(self) -> str:
+        """The game file's `help:` text of the decision now due ("" if it has none).
+
+        Read from the flow's position rather than stored with the decision, so that
+        deciding costs nothing extra; only `rulekit play` asks for it.
+        """
+        d = self._pending
+        if d is None:
+            return ""
+        frame = d.window if d.window is not None else self._stack[-1]
+        step = frame.step if d.window is not None else frame.steps[frame.i - 1]
+        text = getattr(step, "help", None)
+        if text is None:
+            return ""
+        env = dict(frame.env or {})
+        env["player"] = self.players[d.seat]
+        try:
+            return text(self, env)
+        except RUNTIME_ERRORS as exc:
+            raise _failed(step.where, "the help text", exc) from exc
+
     def __repr__(self) -> str:
         return f"<State {self.game.name} turn={self.turn} active={self.active} over={self.over}>"
 
@@ -229,7 +256,6 @@ class State:
     def _run(self) -> None:
         """Advance through steps until a decision or chance outcome is due, or the game ends."""
         stack = self._stack
-        game = self.game
         step = None
         try:
             while not self.over:
@@ -249,10 +275,8 @@ class State:
                     top.i = i + 1
                     step = top.steps[i]
                     self._steps_left -= 1
-                    if self._steps_left < 0 or len(stack) > 200:
-                        raise FlowError(
-                            f"{step.where}: the game did not end within {game.max_steps} "
-                            "steps; does its end condition ever hold?")
+                    if self._steps_left < 0 or len(stack) > MAX_NESTING:
+                        raise self._endless(step)
                     if step.run(self, top.env):
                         return
                 elif top.k < len(top.seats):
@@ -273,6 +297,15 @@ class State:
             raise
         except RUNTIME_ERRORS as exc:
             raise _failed(getattr(step, "where", ""), "a step", exc) from exc
+
+    def _endless(self, step: Any) -> EndlessFlowError:
+        """The error of a flow that does not end, naming the step it was at."""
+        if len(self._stack) > MAX_NESTING:
+            return EndlessFlowError(f"{step.where}: blocks nest more than {MAX_NESTING} deep "
+                                    "at this step: a procedure that runs itself never ends")
+        return EndlessFlowError(f"{step.where}: the game did not end within "
+                                f"{self.game.max_steps} steps (turn {self.turn}, at this step); "
+                                "does its end condition ever hold?")
 
     def _after_step(self) -> None:
         game = self.game
@@ -307,6 +340,9 @@ class State:
             self.gvars[name] = value
         self._stack.append(SeqFrame(game.turn_steps, {}, "turn", True))
 
+
+#: how deeply blocks (if, for, run) may nest while a game runs
+MAX_NESTING = 200
 
 #: what a game file's expressions can raise while a game runs (a bad index, a division by 0)
 RUNTIME_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError)

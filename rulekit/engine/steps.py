@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rulekit.errors import FlowError
+from rulekit.errors import EndlessFlowError, FlowError, NoOptionError
 
 if TYPE_CHECKING:
     from rulekit.engine.state import State
@@ -21,6 +21,9 @@ Fn = Callable[[Any, dict], Any]
 
 #: how often a trigger may fire after one step before it counts as a loop that never ends
 MAX_TRIGGER_FIRINGS = 100
+
+#: the largest whole number a variable may hold: beyond it, it only grows without end
+MAX_INT = 10**30
 
 
 class Step:
@@ -116,11 +119,17 @@ class SetVar(Step):
         else:
             store = self.who(st, env).vars
         if self.add:
-            store[self.name] += value
-        else:
-            store[self.name] = value
+            value = store[self.name] + value
+        if value.__class__ is int and not -MAX_INT <= value <= MAX_INT:
+            raise FlowError(f"{self.where}: variable '{self.name}' would hold {_magnitude(value)}, "
+                            f"more than {len(str(MAX_INT)) - 1} digits; does it grow without end?")
+        store[self.name] = value
         st._dirty = True
         return False
+
+
+def _magnitude(n: int) -> str:
+    return f"a number of about {int(n.bit_length() * 0.30103) + 1} digits"
 
 
 class Let(Step):
@@ -173,6 +182,9 @@ class ForEach(Step):
         if self.pure:
             body = self.body
             for inner in self.iterate(st, env):
+                st._steps_left -= 1  # every round of a loop counts, so that none runs forever
+                if st._steps_left < 0:
+                    raise st._endless(self)
                 for step in body:
                     step.run(st, env=inner)
             return False
@@ -316,6 +328,8 @@ class Decision:
 
 class Choose(Step):
     pure = False
+    #: the game file's `help:` text (a compiled template) that `rulekit play` shows on `?`
+    help: Fn | None = None
 
     def __init__(self, who: Fn, options: list[Option], pass_label: str | None,
                  none: tuple[Step, ...] | None, auto: bool = False) -> None:
@@ -350,7 +364,8 @@ class Choose(Step):
             st._pending = Decision(seat, actions, None)
             return True
         if self.none is None:
-            raise FlowError(f"{self.where}: no legal option for seat {seat} and no `none:` steps")
+            raise NoOptionError(f"{self.where}: no legal option for seat {seat} and no `none:` "
+                                "steps")
         if self.none:
             push_block(st, self.none, env)
         return False
@@ -383,7 +398,8 @@ class Trigger:
             while self.cond(st, env):
                 n += 1
                 if n > MAX_TRIGGER_FIRINGS:
-                    raise FlowError(f"{self.where}: the trigger fired {MAX_TRIGGER_FIRINGS} times "
-                                    "after one step; its condition never becomes false")
+                    raise EndlessFlowError(f"{self.where}: the trigger fired "
+                                           f"{MAX_TRIGGER_FIRINGS} times after one step; its "
+                                           "condition never becomes false")
                 for step in self.steps:
                     step.run(st, env)

@@ -176,8 +176,15 @@ def _pos(x: Tree | Token) -> Pos:
 
 
 def _suggest(name: str, candidates: list[str]) -> str | None:
+    """A close match, or else the names there are (so every unknown name gets a hint)."""
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else None
+    if close:
+        return f"did you mean '{close[0]}'?"
+    known = sorted({c for c in candidates if not c.startswith("_")})
+    if not known:
+        return None
+    more = f" and {len(known) - 12} more" if len(known) > 12 else ""
+    return f"known here: {', '.join(known[:12])}{more}"
 
 
 def _to_bool(f: Fn) -> Fn:
@@ -521,7 +528,12 @@ class _Compiler:
                 raise self._error(f"unknown function '{name}'", pos,
                                   _suggest(name, list(BUILTINS)))
             args, gen = self._args(arg_ts, scope)
-            return handler(self, name, pos, args, gen)
+            try:
+                return handler(self, name, pos, args, gen)
+            except ExprError as exc:
+                if exc.hint is None:
+                    exc.hint = f"use it as {USAGE.get(name, name + '(...)')}"
+                raise
         raise self._error("only built-in functions and methods can be called", _pos(func_t))
 
     def _args(self, arg_ts: list[Tree], scope: Scope) -> tuple[list[_N], _Gen | None]:
@@ -557,18 +569,19 @@ class _Compiler:
                     pos,
                     _suggest(name, list(t.methods) + list(t.attrs)),
                 )
+            usage = f"use it as {name}({', '.join(p.name for p in method.params)})"
             if len(arg_ts) != len(method.params):
                 raise self._error(
                     f"{name}() takes {_plural(len(method.params), 'argument')}, "
                     f"got {len(arg_ts)}",
-                    pos,
+                    pos, usage,
                 )
             args, _gen = self._args(arg_ts, scope)
             for i, (arg, want) in enumerate(zip(args, method.params, strict=True), 1):
                 if not fits(arg.type, want):
                     raise self._error(
                         f"argument {i} of {name}() must be {want.name}, got {arg.type.name}",
-                        arg.pos,
+                        arg.pos, usage,
                     )
             result = method.returns
         elif t is ANY:
@@ -1306,13 +1319,17 @@ def _b_range(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None
     too_big = False
     if all(a.const for a in args):
         try:
-            too_big = len(range(*[a.value for a in args])) > FOLD_LOOP_LIMIT
+            size = len(range(*[a.value for a in args]))
         except (TypeError, ValueError, OverflowError):
-            pass  # folding reports the problem
+            size = 0  # folding reports the problem
+        if size > runtime.MAX_RANGE:
+            raise c._error(f"range() of {size} numbers: at most {runtime.MAX_RANGE} are "
+                           "allowed", pos, "a game needs far fewer; is an argument wrong?")
+        too_big = size > FOLD_LOOP_LIMIT
     node = _apply(runtime.range_list, args, ListT(INT), pos, dyn=too_big)
     if not node.const:
         # Loops only iterate: they can use the range object and skip building a list.
-        node.iter_fn = _call_fn(range, args)
+        node.iter_fn = _call_fn(runtime.range_iter, args)
     return node
 
 
@@ -1432,6 +1449,26 @@ _BUILTIN_HANDLERS: dict[str, _Handler] = {
 }
 BUILTINS = tuple(sorted(_BUILTIN_HANDLERS))
 
+#: how each built-in is called, for the hint of an error in a call
+USAGE = {
+    "sum": "sum(xs) or sum(x.n for x in xs)",
+    "count": "count(xs) or count(x for x in xs if x.n > 0)",
+    "len": "len(xs), len(text)",
+    "range": "range(stop), range(start, stop) or range(start, stop, step), with ints",
+    "min": "min(xs) or min(a, b, ...), of numbers or of strings",
+    "max": "max(xs) or max(a, b, ...), of numbers or of strings",
+    "any": "any(xs) or any(x.n > 0 for x in xs)",
+    "all": "all(xs) or all(x.n > 0 for x in xs)",
+    "sorted": "sorted(xs), of numbers or of strings",
+    "reversed": "reversed(xs)",
+    "abs": "abs(n)",
+    "floor": "floor(n)",
+    "ceil": "ceil(n)",
+    "join": "join(', ', xs)",
+    "str": "str(n)",
+    "first": "first(xs) or first(x for x in xs if x.n > 0)",
+}
+
 
 # -- public entry points ---------------------------------------------------------------
 
@@ -1462,8 +1499,12 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
         if node.err is not None:
             raise node.err
         if expect is not None and not fits(node.type, expect):
-            hint = "compare it, like '... > 0'" if expect is BOOL and is_numeric(
-                node.type) else None
+            if expect is BOOL and is_numeric(node.type):
+                hint = "compare it, like '... > 0'"
+            elif is_numeric(expect) and node.type is STR:
+                hint = "this place needs a number; text is written in quotes only when meant"
+            else:
+                hint = f"this place needs a value of the type {expect.name}"
             raise ExprError(
                 f"expected {expect.name}, got {node.type.name}",
                 column=node.pos[1], line=node.pos[0], hint=hint,

@@ -19,7 +19,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.expr.runtime import div
+from rulekit.expr.runtime import div, power
 
 Fn = Callable[[Any, dict], Any]
 
@@ -78,14 +78,14 @@ BINARY: dict[str, tuple[Callable[..., Fn], ...]] = {
         lambda g, n, c: lambda st, env: g(env[n]) % c,
         lambda g, r, c: lambda st, env: g(r(st)) % c,
     ),
-    "**": (
-        lambda a, b: lambda st, env: a(st, env) ** b(st, env),
-        lambda a, c: lambda st, env: a(st, env) ** c,
-        lambda c, b: lambda st, env: c ** b(st, env),
-        lambda n, c: lambda st, env: env[n] ** c,
-        lambda n, m: lambda st, env: env[n] ** env[m],
-        lambda g, n, c: lambda st, env: g(env[n]) ** c,
-        lambda g, r, c: lambda st, env: g(r(st)) ** c,
+    "**": (  # through power(): a huge power would take all memory and time
+        lambda a, b: lambda st, env: power(a(st, env), b(st, env)),
+        lambda a, c: lambda st, env: power(a(st, env), c),
+        lambda c, b: lambda st, env: power(c, b(st, env)),
+        lambda n, c: lambda st, env: power(env[n], c),
+        lambda n, m: lambda st, env: power(env[n], env[m]),
+        lambda g, n, c: lambda st, env: power(g(env[n]), c),
+        lambda g, r, c: lambda st, env: power(g(r(st)), c),
     ),
     "==": (
         lambda a, b: lambda st, env: a(st, env) == b(st, env),
@@ -190,7 +190,7 @@ FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
     "/": div,
     "//": operator.floordiv,
     "%": operator.mod,
-    "**": operator.pow,
+    "**": power,
     **COMPARE,
 }
 

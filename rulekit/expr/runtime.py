@@ -60,9 +60,36 @@ def join_str(sep: str, xs: Iterable[str]) -> str:
     return sep.join(xs)
 
 
+#: the most numbers a range() may give while a game runs: more is a mistake in the rules
+MAX_RANGE = 100_000
+#: the most bits a power may have: 10 ** 300 fits, a power that fills the memory does not
+MAX_POWER_BITS = 1_000
+
+
 def range_list(*args: int) -> list[int]:
     """range() as the language sees it: a real list, so `+`, indexing and `in` all work."""
-    return list(range(*args))
+    return list(range_iter(*args))
+
+
+def range_iter(*args: int) -> range:
+    """range() for loops, which only iterate; bounded so that no loop runs for ever."""
+    r = range(*args)
+    try:
+        n = len(r)
+    except OverflowError:
+        n = MAX_RANGE + 1
+    if n > MAX_RANGE:
+        raise ValueError(f"range({', '.join(map(str, args))}) would give more than "
+                         f"{MAX_RANGE} numbers")
+    return r
+
+
+def power(a: Any, b: Any) -> Any:
+    """`**`, refused when the result would be astronomically large."""
+    if (b.__class__ is int and a.__class__ is int and b > 0 and (a > 1 or a < -1)
+            and a.bit_length() * b > MAX_POWER_BITS):
+        raise OverflowError(f"{a} ** {b} is too large a number")
+    return a ** b
 
 
 floor = math.floor

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.errors import GameFileError
-from rulekit.spec.source import Path_, Pos, Source, read_file
+from rulekit.spec.source import KEY, Path_, Pos, Source, read_file
 
 MAX_EXTENDS = 16
 
@@ -23,14 +23,19 @@ def _load(path: Path, chain: list[Path]) -> Source:
         return src
     base_ref = data["extends"]
     if not isinstance(base_ref, str) or not base_ref:
-        raise GameFileError([src.diag(("extends",), "extends: needs the path of a game file")])
+        raise GameFileError([src.diag(("extends",), "extends: needs the path of a game file",
+                                      hint="for example extends: ../base.yaml (relative to this "
+                                           "file)")])
     base_path = (path.parent / base_ref).resolve()
     here = path.resolve()
     if base_path in chain + [here]:
         cycle = " -> ".join(str(p.name) for p in chain + [here, base_path])
-        raise GameFileError([src.diag(("extends",), f"extends: forms a cycle ({cycle})")])
+        raise GameFileError([src.diag(("extends",), f"extends: forms a cycle ({cycle})",
+                                      hint="a base file must not extend its variants; remove "
+                                           "one `extends:`")])
     if len(chain) >= MAX_EXTENDS:
-        raise GameFileError([src.diag(("extends",), "extends: chain is too long")])
+        raise GameFileError([src.diag(("extends",), "extends: chain is too long",
+                                      hint=f"at most {MAX_EXTENDS} files may extend each other")])
     if not base_path.is_file():
         raise GameFileError([src.diag(("extends",), f"extends: no such file '{base_ref}'",
                                       hint=f"looked for {base_path}")])
@@ -59,8 +64,9 @@ def _merge(base: Any, over: Any, path: Path_, over_pos: dict[Path_, Pos],
             else:
                 out[key] = value
                 _copy_positions(kpath, over_pos, positions)
-        if path in over_pos:
-            positions[path] = over_pos[path]
+        for p in (path, path + (KEY,)):  # the variant's mapping, and the key naming it
+            if p in over_pos:
+                positions[p] = over_pos[p]
         return out
     # replaced whole: forget the base's positions below this path
     for p in [p for p in positions if p[: len(path)] == path]:

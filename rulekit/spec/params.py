@@ -16,6 +16,8 @@ _PY_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,
 def _type_ok(value: Any, type_name: str) -> bool:
     if type_name in ("int", "float") and isinstance(value, bool):
         return False
+    if type_name not in _PY_TYPES:
+        return True  # the schema reports the unknown type
     return isinstance(value, _PY_TYPES[type_name])
 
 
@@ -68,13 +70,14 @@ def parse_set_options(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
         name = name.strip()
         if not sep or not name:
             problems.append(Diagnostic(f"--set {item}", 0, 0, "expected NAME=VALUE",
-                                       hint="for example --set penalty_points=10"))
+                                       hint="for example --set max_rounds=10"))
             continue
         try:
             out[name] = yaml.safe_load(text) if text.strip() else ""
         except yaml.YAMLError as exc:
             problems.append(Diagnostic(f"--set {item}", 0, 0,
-                                       f"the value is not valid YAML: {exc}"))
+                                       f"the value is not valid YAML: {exc}",
+                                       hint="quote the whole option: --set 'NAME=[1, 2]'"))
     if problems:
         raise GameFileError(problems)
     return out
@@ -92,23 +95,47 @@ def resolve_params(src: Source, overrides: dict[str, Any] | None) -> tuple[dict,
             continue  # the schema reports it
         why = check_value(decl, decl["default"])
         if why:
-            problems.append(src.diag(("params", name, "default"), f"param '{name}': {why}"))
+            problems.append(src.diag(("params", name, "default"), f"param '{name}': {why}",
+                                     describe(str(name), decl)))
+            continue
         values[name] = decl["default"]
     for name, value in (overrides or {}).items():
+        # an override is a change to the file's params: its problems point at them
         where = f"--set {name}={value!r}" if not isinstance(value, str) else f"--set {name}={value}"
         if name not in decls:
-            close = difflib.get_close_matches(name, list(decls), n=1)
+            close = difflib.get_close_matches(str(name), [str(d) for d in decls], n=1)
             hint = f"did you mean '{close[0]}'?" if close else (
-                f"the params are: {', '.join(decls)}" if decls else "this game has no params")
-            problems.append(Diagnostic(where, 0, 0, f"unknown param '{name}'", hint=hint))
+                f"the params are: {', '.join(map(str, decls))}" if decls
+                else "this game has no params")
+            problems.append(src.diag(("params",), f"{where}: unknown param '{name}'", hint))
             continue
         decl = decls[name]
         if not isinstance(decl, dict):
             continue
         why = check_value(decl, value)
         if why:
-            problems.append(Diagnostic(where, 0, 0, f"param '{name}': {why}",
-                                       hint=decl.get("doc")))
+            problems.append(src.diag(("params", name), f"{where}: param '{name}': {why}",
+                                     describe(name, decl)))
             continue
         values[name] = value
     return values, problems
+
+
+def describe(name: str, decl: dict) -> str:
+    """What a param takes, for the hint of a value that does not fit it."""
+    type_name = decl.get("type", "int")
+    if type_name == "list":
+        text = f"a list of {decl.get('items', 'int')}"
+        lo, hi = decl.get("min_items"), decl.get("max_items")
+        if lo is not None and hi is not None:
+            text += f" with {lo} to {hi} items"
+        elif lo is not None or hi is not None:
+            text += f" with at least {lo} items" if lo is not None else f" of at most {hi} items"
+    else:
+        text = f"{'an' if type_name == 'int' else 'a'} {type_name}"
+    if "min" in decl or "max" in decl:
+        text += f" from {decl.get('min', '-∞')} to {decl.get('max', '∞')}"
+    if "one_of" in decl:
+        text += f", one of {decl['one_of']}"
+    doc = decl.get("doc")
+    return f"{name} takes {text}" + (f" ({doc})" if doc else "")

@@ -67,6 +67,9 @@ def _choice() -> dict:
             "none": STEPS,
             "auto": {"type": "boolean",
                      "description": "with `choose`: a single option is taken without asking"},
+            "help": {"type": "string",
+                     "description": "what the choices mean, for people (`?` in `rulekit play`); "
+                                    "text with {expr} parts, `player` is the deciding player"},
             "doc": {"type": "string"},
         },
     }
@@ -142,6 +145,21 @@ def _levels() -> dict:
     }
 
 
+def _display() -> dict:
+    """Lines `rulekit play` shows besides the components' own pictures."""
+    lines = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+    return {
+        "type": "object", "additionalProperties": False,
+        "description": "what `rulekit play` shows besides the components: text with {expr} "
+                       "parts; a line that comes out empty is left out",
+        "properties": {
+            "game": lines | {"description": "lines about the whole game"},
+            "player": lines | {"description": "lines in each player's block; `player` is "
+                                              "that player"},
+        },
+    }
+
+
 @lru_cache(maxsize=1)
 def game_schema() -> dict:
     return {
@@ -188,7 +206,14 @@ def game_schema() -> dict:
                                                              "additionalProperties": EXPR}]},
                                    "finish": {"enum": ["now", "round"]}}},
             "score": EXPR,
+            "score_bounds": {
+                "type": "object", "additionalProperties": False, "minProperties": 1,
+                "description": "the least and the most score a player can have, as expressions "
+                               "of params and player_count; `rulekit validate --simulate` "
+                               "reports scores outside them",
+                "properties": {"min": EXPR, "max": EXPR}},
             "levels": _levels(),
+            "display": _display(),
         },
         "$defs": {"param": _param(), "choice": _choice(), "step": _step(),
                   "component": _component()},
@@ -215,7 +240,21 @@ def schema_diagnostics(src: Source) -> list[Diagnostic]:
                 seen.add(key)
                 out.append(d)
     out.sort(key=lambda d: (d.line, d.col))
-    return out
+    return _drop_misspelt_required(out)
+
+
+def _drop_misspelt_required(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """A required key that is missing because it is misspelt is one mistake, not two: the
+    unknown key's did-you-mean says it all."""
+    meant = {(_parent(d.path), d.hint) for d in diags if d.message.startswith("unknown key")}
+    return [d for d in diags if not (
+        d.message.endswith("is missing (required)")
+        and (_parent(d.path), f"did you mean '{d.path[len(_parent(d.path)):].lstrip('.')}'?")
+        in meant)]
+
+
+def _parent(path: str) -> str:
+    return path[:max(path.rfind("."), path.rfind("["), 0)]
 
 
 def _explain(src: Source, err: Any) -> list[Diagnostic]:
@@ -229,23 +268,87 @@ def _explain(src: Source, err: Any) -> list[Diagnostic]:
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f"did you mean '{close[0]}'?" if close else (
                 f"allowed here: {', '.join(known)}" if known else None)
-            out.append(src.diag(path + (key,), f"unknown key '{key}'", hint))
+            out.append(src.diag(path + (key,), f"unknown key '{key}'", hint, key=True))
         if out:
             return out
     if err.validator == "required":
-        return [src.diag(path, err.message.replace("is a required property",
-                                                   "is missing (required)"))]
+        key = err.message.split("'")[1] if err.message.count("'") >= 2 else ""
+        doc = err.schema.get("properties", {}).get(key, {}).get("description")
+        hint = f"add `{key}:`" + (f" ({doc})" if doc else "")
+        return [src.diag(path + (key,) if key else path,
+                         err.message.replace("is a required property", "is missing (required)"),
+                         hint)]
     if err.validator == "enum":
         close = difflib.get_close_matches(str(err.instance), [str(v) for v in err.validator_value],
                                           n=1)
-        hint = f"did you mean '{close[0]}'?" if close else None
         allowed = ", ".join(map(str, err.validator_value))
+        hint = f"did you mean '{close[0]}'?" if close else f"write one of: {allowed}"
         return [src.diag(path, f"{err.instance!r} is not one of: {allowed}", hint)]
     if err.validator == "type":
         want = err.validator_value
+        hint = _type_hint(err.schema)
         want = " or ".join(want) if isinstance(want, list) else want
-        return [src.diag(path, f"expected {want}, got {_json_type(err.instance)}")]
-    return [src.diag(path, err.message)]
+        return [src.diag(path, f"expected {want}, got {_json_type(err.instance)}", hint)]
+    if err.validator == "anyOf":
+        # the alternative of the value's own type says best what is wrong with it
+        from jsonschema.exceptions import best_match
+
+        fitting = [e for e in err.context or () if e.validator != "type"]
+        if fitting:
+            return _explain(src, best_match(fitting))
+        ways = ", or ".join(_type_hint(alt).removeprefix("write ") for alt in err.validator_value)
+        return [src.diag(path, f"{_json_type(err.instance)} does not fit here", f"write {ways}")]
+    return [src.diag(path, _message(err), _hint(err))]
+
+
+_WRITE = {
+    "integer": "a whole number (3)",
+    "number": "a number (1.5)",
+    "string": "text (quoted if it holds ': ')",
+    "boolean": "true or false",
+    "array": "a list ([a, b], or one `- item` per line)",
+    "object": "a mapping (`key: value` lines indented under this key)",
+}
+
+
+def _type_hint(schema: dict) -> str:
+    """How to write a value of the type a (sub)schema wants."""
+    description = schema.get("description")
+    if schema is EXPR or description == EXPR["description"]:
+        return 'write an expression (text such as "x + 1", a number, true or false)'
+    want = schema.get("type", "object")
+    wants = want if isinstance(want, list) else [want]
+    text = ", or ".join(_WRITE.get(w, w) for w in wants)
+    return f"write {text}" + (f"; here: {description}" if description else "")
+
+
+def _message(err: Any) -> str:
+    v = err.validator
+    if v == "const":
+        return f"{err.instance!r} is not allowed here: expected {err.validator_value!r}"
+    if v == "pattern" or (v == "propertyNames" and err.context):
+        return f"{err.instance!r} is not a valid name"
+    return err.message
+
+
+def _hint(err: Any) -> str | None:
+    """A hint for the less common violations: bounds, sizes, names."""
+    v, want = err.validator, err.validator_value
+    lo, hi = err.schema.get("minimum"), err.schema.get("maximum")
+    if v in ("minimum", "maximum"):
+        if lo is not None and hi is not None:
+            return f"allowed: {lo} to {hi}"
+        return f"the least allowed is {lo}" if lo is not None else f"the most allowed is {hi}"
+    if v in ("minItems", "minProperties", "minLength"):
+        return f"write at least {want} item{'s' if want != 1 else ''} here" if want > 1 \
+            else "this may not be empty"
+    if v in ("maxItems", "maxProperties", "maxLength"):
+        return f"write at most {want} here"
+    if v in ("pattern", "propertyNames"):
+        return "a name starts with a letter or '_' and holds letters, digits and '_'"
+    if v == "const":
+        return f"write {want!r}"
+    return err.schema.get("description")
 
 
 def _json_type(value: Any) -> str:

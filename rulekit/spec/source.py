@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,12 +12,28 @@ import yaml
 from rulekit.errors import Diagnostic, GameFileError
 
 # Guards against careless or hostile files: an alias bomb expands a few lines into
-# millions of nodes, deep nesting exhausts the stack.
+# millions of nodes, deep nesting exhausts the stack, a huge file takes long to read.
 MAX_NODES = 200_000
 MAX_DEPTH = 60
 MAX_INT_DIGITS = 30
+MAX_CHARS = 1_000_000
+
+# libyaml's parser when it is installed: the same documents, read many times faster
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 Path_ = tuple  # a path inside the document: keys and list indexes
+
+
+class _KeyMark:
+    """Ends a path in `Source.positions` that locates a mapping's key rather than its value."""
+
+    def __repr__(self) -> str:
+        return "<key>"
+
+
+KEY = _KeyMark()
 
 
 @dataclass(frozen=True)
@@ -46,8 +63,14 @@ class Source:
             path = path[:-1]
         return self.positions.get((), Pos(self.file, 1, 1))
 
-    def diag(self, path: Path_, message: str, hint: str | None = None) -> Diagnostic:
-        p = self.pos(path)
+    def key_pos(self, path: Path_) -> Pos:
+        """The position of the key that names the node at path (or the node's own)."""
+        return self.positions.get(tuple(path) + (KEY,)) or self.pos(path)
+
+    def diag(self, path: Path_, message: str, hint: str | None = None,
+             key: bool = False) -> Diagnostic:
+        """A diagnostic at the node at path, or with `key` at the key that names it."""
+        p = self.key_pos(path) if key else self.pos(path)
         return Diagnostic(p.file, p.line, p.col, message, format_path(path), hint)
 
 
@@ -68,80 +91,167 @@ class _Builder:
         self.count = 0
         self.loader = yaml.SafeLoader("")
 
-    def fail(self, node: yaml.Node, message: str, hint: str | None = None) -> GameFileError:
+    def fail(self, node: yaml.Node, message: str, hint: str | None = None,
+             path: Path_ = ()) -> GameFileError:
         m = node.start_mark
-        return GameFileError([Diagnostic(self.file, m.line + 1, m.column + 1, message, hint=hint)])
+        return GameFileError([Diagnostic(self.file, m.line + 1, m.column + 1, message,
+                                         format_path(path), hint)])
 
     def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
             raise self.fail(node, f"the document expands to more than {MAX_NODES} nodes",
-                            "aliases (*name) that repeat large parts multiply the size")
+                            "aliases (*name) that repeat large parts multiply the size", path)
         if depth > MAX_DEPTH:
-            raise self.fail(node, f"nesting deeper than {MAX_DEPTH} levels")
+            raise self.fail(node, f"nesting deeper than {MAX_DEPTH} levels",
+                            "aliases (*name) nested in each other deepen the document", path)
         m = node.start_mark
-        style = getattr(node, "style", None)
+        style = getattr(node, "style", None) or None  # libyaml gives '' for plain scalars
         self.positions[path] = Pos(self.file, m.line + 1, m.column + 1, style)
         if isinstance(node, yaml.MappingNode):
             out: dict = {}
             for key_node, value_node in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise self.fail(key_node, "merge keys (<<) are not supported",
-                                    "use `extends:` to build on another file")
-                key = self.scalar(key_node)
+                                    "use `extends:` to build on another file", path)
+                key = self.scalar(key_node, path)
                 if isinstance(key, (list, dict)) or not isinstance(key, (str, int, bool)):
-                    raise self.fail(key_node, "a key must be a plain name or number")
+                    raise self.fail(key_node, "a key must be a plain name or number",
+                                    "write the key as a name such as `red` or a number", path)
                 if key in out:
-                    raise self.fail(key_node, f"duplicate key '{key}'")
+                    raise self.fail(key_node, f"duplicate key '{key}'",
+                                    "a key appears once in a mapping: merge the two entries",
+                                    path + (key,))
                 kpath = path + (key,)
+                km = key_node.start_mark
+                self.positions[kpath + (KEY,)] = Pos(self.file, km.line + 1, km.column + 1)
                 out[key] = self.build(value_node, kpath, depth + 1)
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self.build(child, path + (i,), depth + 1) for i, child in enumerate(node.value)]
-        return self.scalar(node)
+        return self.scalar(node, path)
 
-    def scalar(self, node: yaml.Node) -> Any:
+    def scalar(self, node: yaml.Node, path: Path_ = ()) -> Any:
         if not isinstance(node, yaml.ScalarNode):
-            raise self.fail(node, "a key must be a plain name or number")
+            raise self.fail(node, "a key must be a plain name or number",
+                            "write the key as a name such as `red` or a number", path)
         tag = node.tag
         if tag == "tag:yaml.org,2002:int":
             digits = node.value.lstrip("+-").replace("_", "")
             if len(digits) > MAX_INT_DIGITS:
-                raise self.fail(node, f"number with more than {MAX_INT_DIGITS} digits")
-        return self.loader.construct_object(node, deep=True)
+                raise self.fail(node, f"number with more than {MAX_INT_DIGITS} digits",
+                                "no rule needs numbers this large", path)
+        value = self.loader.construct_object(node, deep=True)
+        if value.__class__ is float and not math.isfinite(value):
+            raise self.fail(node, f"{node.value} is not a finite number",
+                            "write a number such as 1.5 (quote it to mean text)", path)
+        return value
+
+
+def _yaml_hint(problem: str, text: str = "", mark: Any = None) -> str:
+    """What usually causes a YAML syntax error of this kind, and how to mend it."""
+    p = problem.lower()
+    at = text[mark.index:mark.index + 1] if mark is not None and text else ""
+    before = text[:mark.index].rstrip()[-1:] if mark is not None and text else ""
+    if at == "\t" or "\\t" in p or "tab" in p:
+        return "indent with spaces, not tabs"
+    if before in ("'", '"') and ("expected" in p or "block end" in p):
+        return ("a quoted text ends just before this place: is a quote not closed on an "
+                "earlier line, or one too many here?")
+    if "mapping values are not allowed" in p:
+        return "quote a value that holds ': ' (label: \"a: b\"), or check the indentation"
+    if "alias" in p:
+        return "define an anchor (&name) before it is used as *name"
+    if "quoted scalar" in p or "end of stream" in p:
+        return "a quote is not closed"
+    if "flow sequence" in p or "']'" in p:
+        return "close the list with ']', and quote items that hold ',' or ': '"
+    if "flow mapping" in p or "'}'" in p:
+        return "close the mapping with '}', and quote values that hold ',' or ': '"
+    if "expected ':'" in p or "simple key" in p:
+        return "a key needs ': ' after it; check the indentation of this line"
+    if "block" in p or "indentation" in p or "expected key" in p or "<block end>" in p:
+        return "check the indentation: the keys of one mapping line up, one under the other"
+    if "anchor" in p:
+        return "an anchor is written &name, made of letters, digits, '-' and '_'"
+    return "check the indentation and the quoting near this place"
+
+
+def _too_large(file: str) -> GameFileError:
+    return GameFileError([Diagnostic(file, 1, 1, f"the file has more than {MAX_CHARS} characters",
+                                     hint="a game file holds rules, not data")])
+
+
+def _check_shape(text: str, file: str) -> None:
+    """Refuse nesting and sizes that would exhaust the parser, before a node is built.
+
+    Reads the event stream, which needs no recursion, and stops at the first excess.
+    """
+    depth = count = 0
+    for event in yaml.parse(text, Loader=_LOADER):
+        count += 1
+        if isinstance(event, _OPEN):
+            depth += 1
+            if depth > MAX_DEPTH + 1:
+                m = event.start_mark
+                raise GameFileError([Diagnostic(
+                    file, m.line + 1, m.column + 1, f"nesting deeper than {MAX_DEPTH} levels",
+                    hint="a game file needs a few levels; is a bracket never closed?")])
+        elif isinstance(event, _CLOSE):
+            depth -= 1
+        if count > 2 * MAX_NODES:
+            m = event.start_mark
+            raise GameFileError([Diagnostic(
+                file, m.line + 1, m.column + 1, f"the document has more than {MAX_NODES} nodes",
+                hint="a game file holds rules, not data")])
 
 
 def parse_text(text: str, file: str) -> Source:
     """Parse YAML text into a Source; syntax problems become located diagnostics."""
+    if len(text) > MAX_CHARS:
+        raise _too_large(file)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        _check_shape(text, file)
+        node = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = exc.problem or str(exc)
         if exc.context:
             message = f"{exc.context}, {message}"
-        raise GameFileError([Diagnostic(file, line, col, f"YAML syntax: {message}")]) from None
+        raise GameFileError([Diagnostic(file, line, col, f"YAML syntax: {message}",
+                                        hint=_yaml_hint(message, text, mark))]) from None
     except yaml.YAMLError as exc:
-        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}")]) from None
+        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
+                                        hint=_yaml_hint(str(exc)))]) from None
     except RecursionError:
-        raise GameFileError([Diagnostic(file, 1, 1, "the document is nested too deeply")]) from None
+        raise GameFileError([Diagnostic(file, 1, 1, "the document is nested too deeply",
+                                        hint="a game file needs a few levels")]) from None
     if node is None:
-        raise GameFileError([Diagnostic(file, 1, 1, "the file is empty")])
+        raise GameFileError([Diagnostic(file, 1, 1, "the file is empty",
+                                        hint="a game file starts with `name:` and `players:`")])
     builder = _Builder(file)
     try:
         data = builder.build(node, (), 0)
     except yaml.YAMLError as exc:
-        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}")]) from None
+        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
+                                        hint=_yaml_hint(str(exc)))]) from None
     return Source(data, builder.positions, file)
 
 
 def read_file(path: str | Path) -> Source:
     name = str(path)
     try:
+        if Path(path).stat().st_size > 4 * MAX_CHARS:  # not even read: utf-8 is <= 4 bytes a char
+            raise _too_large(name)
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise GameFileError([Diagnostic(name, 1, 1, "no such file")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc}")]) from None
+        raise GameFileError([Diagnostic(name, 1, 1, "no such file",
+                                        hint="check the path and its spelling")]) from None
+    except UnicodeDecodeError as exc:
+        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc}",
+                                        hint="save the file as UTF-8 text")]) from None
+    except OSError as exc:
+        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc.strerror or exc}",
+                                        hint="is it a readable file (not a folder)?")]) from None
     return parse_text(text, name)
