@@ -125,7 +125,7 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...], games: int
         except GameFileError as exc:
             diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
         except RulekitError as exc:
-            diagnostics = [Diagnostic(file, 1, 1, str(exc))]
+            diagnostics = [Diagnostic(file, 1, 1, str(exc), hint="see docs/format.md")]
         except RecursionError:
             diagnostics = [Diagnostic(file, 1, 1, "the file is nested too deeply to check",
                                       hint="a game file needs a few levels of nesting")]

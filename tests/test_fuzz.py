@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BASES = sorted(p for p in (ROOT / "games").glob("*.yaml"))
 VARIANTS = sorted((ROOT / "games" / "variants").glob("*.yaml"))
 #: mutants per shipped game file, and how many of them go through the command line
-MUTANTS_PER_FILE = 400
+MUTANTS_PER_FILE = 600
 CLI_EVERY = 4
 #: the most one mutant may take, loading and playing included
 SECONDS_PER_MUTANT = 5
@@ -37,6 +37,9 @@ KEYWORDS = ["roll", "choose", "together", "if", "then", "else", "for", "do", "ru
             "score", "score_bounds", "end", "min", "max", "default", "type", "extends"]
 JUNK = ["(", ")", " + ", " and ", "[", ".", " if ", "**", ",", " not ", "]", "'", "{", "}",
         " in ", " // 0", " ** 99", " == ", "@"]
+#: suffixes that keep an expression readable but make it fail, or give an absurd value
+POISON = [" // 0", " // (player_count - player_count)", " * 0", " - 1000", " * 100000",
+          " ** 99", " + 0.5", " > 0", " or 1", " + ''"]
 SHAPES = ["[1, 2]", "{a: 1}", "null", "true", "''", "-1", "0", "99999", "[]", "{}", "x: y",
           "*nowhere", "&anchor", "!!python/object:os.system", "|", ">"]
 
@@ -44,7 +47,7 @@ SHAPES = ["[1, 2]", "{a: 1}", "null", "true", "''", "-1", "0", "99999", "[]", "{
 def mutate(text: str, rng: random.Random) -> str:
     """One random mistake of the kinds people make."""
     lines = text.splitlines()
-    how = rng.randrange(12)
+    how = rng.randrange(13)
     if how == 0 and len(lines) > 1:                       # a deleted line
         del lines[rng.randrange(len(lines))]
         return "\n".join(lines) + "\n"
@@ -93,6 +96,12 @@ def mutate(text: str, rng: random.Random) -> str:
             return text[:m.start(2)] + rng.choice(KEYWORDS) + text[m.end(2):]
     if how == 9:                                          # the file cut short
         return text[:rng.randrange(len(text))]
+    if how == 11:                                         # an expression that fails
+        exprs = list(re.finditer(r'"[^"\n{}]+"|(?<=: )params\.[a-z_]+', text))
+        if exprs:
+            m = rng.choice(exprs)
+            body = m.group().strip('"')
+            return text[:m.start()] + f'"({body}){rng.choice(POISON)}"' + text[m.end():]
     if how == 10:                                         # an expression replaced
         quoted = list(re.finditer(r'"[^"\n]+"', text))
         if quoted:
@@ -180,7 +189,7 @@ def test_mutated_variants_point_into_the_file_at_fault(tmp_path: Path) -> None:
         shutil.copytree(ROOT / "games", tmp_path / variant.stem, dirs_exist_ok=True)
         target = tmp_path / variant.stem / "variants" / variant.name
         rng = random.Random(variant.name)
-        for _ in range(40):
+        for _ in range(60):
             target.write_text(mutants(variant.read_text(), rng))
             try:
                 rulekit.load_game(target)

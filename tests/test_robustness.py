@@ -214,6 +214,26 @@ CASES = [
     Case("score-bounds-unknown-name", swap('max: "params.target + 12"', 'max: "turn * 12"'),
          r"unknown name 'turn'", r"known here: params, player_count", at="turn * 12",
          path="score_bounds.max"),
+    Case("name-taken-by-every-player", swap("  points: {per: player, init: 0}\n",
+                                            "  points: {per: player, init: 0}\n"
+                                            "  seat: {per: player, init: 0}\n"),
+         r"'seat' is a name every player has already", r"pick another name", at="seat: {per",
+         path="vars.seat"),
+    Case("name-taken-by-the-game", swap("components:\n", "components:\n"
+                                        "  turn: {kind: dice, dice: {d: 6}}\n"),
+         r"'turn' is a name the game has already", r"pick another name", at="turn: {kind",
+         path="components.turn"),
+    Case("die-name-taken", swap("{d1: 6, d2: 6}", "{d1: 6, d2: 6, names: 6}"),
+         r"a die cannot be called 'names'", r"rename the die", at="names: 6",
+         path="components.dice.dice.names"),
+    Case("let-with-another-key", swap("      - add: {active.points:",
+                                      "      - let: {n: 1}\n        say: hi\n"
+                                      "      - add: {active.points:"),
+         r"'say' does not belong to a `let` step", r"steps of their own", at="say: hi",
+         path="flow.procedures.gain[0].say"),
+    Case("chance-step-of-a-mapping", swap("- roll: dice", "- roll: {dice: 1}"),
+         r"expected string, got a mapping", r"write text", at="{dice: 1}",
+         path="flow.turn[0].roll"),
     # ---- --set --------------------------------------------------------------------------------
     Case("set-unknown-param", BASE, r"--set targt=5: unknown param 'targt'",
          r"did you mean 'target'\?", at="target:", path="params", sets=["targt=5"]),
@@ -262,7 +282,7 @@ def test_every_mistake_gets_a_located_message_with_a_hint(case: Case, tmp_path: 
     assert f"\n  hint: {d['hint']}" in result.output
 
 
-def test_the_table_covers_every_diagnostic_it_names() -> None:
+def test_the_table_has_one_row_per_mistake() -> None:
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids))
 
@@ -448,6 +468,17 @@ def test_huge_numbers_are_refused(tmp_path: Path) -> None:
         with pytest.raises(rulekit.GameFileError) as exc:
             rulekit.load_game(path)
         assert exc.value.diagnostics[0].path == "params.target.default", value
+
+
+def test_a_count_that_fails_for_one_player_count_is_located(tmp_path: Path, root: Path) -> None:
+    text = (root / "games" / "domino7.yaml").read_text()
+    path = tmp_path / "domino.yaml"
+    path.write_text(swap("hand_size: params.hand_size", 'hand_size: "18 // (player_count - 4)"',
+                         text))
+    data = json.loads(run("validate", "--format", "json", path).stdout)
+    (d,) = data[0]["diagnostics"]
+    assert d["message"] == "hand_size with 4 players: integer division or modulo by zero"
+    assert d["path"] == "components.hand.hand_size" and d["hint"]
 
 
 # ---- run-time guards of the flow ---------------------------------------------------------------

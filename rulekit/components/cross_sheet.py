@@ -160,7 +160,7 @@ class CrossSheet(Kind):
                 "type": "integer", "minimum": 0,
             },
             "on_lock": {"description": "effects when a row becomes locked (names: row, player)",
-                        "type": "array"},
+                        "type": "array", "items": {"$ref": "#/$defs/step"}},
         },
     }
     effects = {
@@ -202,7 +202,8 @@ class CrossSheet(Kind):
         self.on_lock = b.compile_steps(b.path + ("on_lock",), self.config.get("on_lock") or [],
                                        inner)
         if any(not s.pure for s in self.on_lock):
-            b.error(b.path + ("on_lock",), "on_lock may only have effects")
+            b.error(b.path + ("on_lock",), "on_lock may only have effects",
+                    "a decision or a chance step belongs in the flow")
 
     def global_type(self) -> ObjT:
         return self.sheets_t

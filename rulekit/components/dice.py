@@ -133,7 +133,12 @@ class Dice(Kind):
         self.sides = [int(s) for s in dice.values()]
         self.pos = {n: i for i, n in enumerate(self.names)}
         self._tables: dict[int, list] = {}
-        ns = {n: _face_prop(i) for i, n in enumerate(self.names) if n.isidentifier()}
+        taken = [n for n in self.names if hasattr(DiceView, n) or n.startswith("_")]
+        for n in taken:
+            b.error(b.path + ("dice", n), f"a die cannot be called '{n}': dice.{n} means "
+                    "something else", "rename the die", key=True)
+        ns = {n: _face_prop(i) for i, n in enumerate(self.names)
+              if n.isidentifier() and n not in taken}
         self.view_class = type("DiceView", (DiceView,), ns)
         grouping = ListT(ListT(INT))
         self.type = ObjT("Dice", {n: INT for n in ns} | {

@@ -193,10 +193,16 @@ class TileSet(Kind):
         players = b.src.data.get("players") or {}
         lo, hi = players.get("min", 1), players.get("max", players.get("min", 1))
         for n in range(lo, hi + 1):
-            size = self.hand_size(_Seats(n), {})
+            try:
+                size = self.hand_size(_Seats(n), {})
+            except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+                b.error(path, f"hand_size with {n} players: {exc}",
+                        "it must give a whole number for every player count of the game")
+                break
             if size < 0 or n * size > len(self.tiles):
                 b.error(path, f"{n} hands of {size} tiles do not fit a set of "
-                              f"{len(self.tiles)} tiles")
+                              f"{len(self.tiles)} tiles",
+                        f"hand_size times the player count may be at most {len(self.tiles)}")
                 break
 
     def global_type(self) -> ObjT:

@@ -160,6 +160,11 @@ def _broken(st: Any, env: dict) -> Any:
     raise AssertionError("a game with compile errors cannot run")
 
 
+def _json_kind(value: Any) -> str:
+    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) \
+        else repr(value)
+
+
 def _as_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -214,6 +219,12 @@ class PlayerBase:
         return f"<player {self.seat}>"
 
 
+#: names every player has: its own attributes and Python's; no variable or component takes them
+PLAYER_NAMES = frozenset(dir(PlayerBase)) | {"seat", "is_active", "is_start", "st", "vars"}
+#: names expressions know in every game
+GLOBAL_NAMES = frozenset({"players", "active", "turn", "player_count", "params", "player"})
+
+
 def _var_prop(name: str) -> property:
     return property(lambda self: self.vars[name])
 
@@ -255,6 +266,8 @@ class GameBuild:
         for name, decl in (data.get("vars") or {}).items():
             init = decl.get("init", 0)
             t = _VAR_TYPES.get(type(init), ANY)
+            if not self.name_is_free(("vars", name), decl.get("per") == "player"):
+                continue
             if decl.get("per") == "player":
                 pvar_init[name], pvar_types[name] = init, t
                 if decl.get("reset") == "turn":
@@ -274,13 +287,16 @@ class GameBuild:
                 b.unknown(("components", name, "kind"), "component kind", conf.get("kind"),
                           sorted(REGISTRY))
                 continue
+            if not self.name_is_free(("components", name), conf.get("per") == "player"):
+                continue
             kind = cls(name, conf, conf.get("per") == "player", len(kinds))
             b.path = ("components", name)
             kind.declare(b)
             kinds.append(kind)
         out["components"] = kinds
         clash = set(gvar_types) & {k.name for k in kinds}
-        for name in clash:
+        clash |= set(pvar_types) & {k.name for k in kinds if k.per_player}
+        for name in sorted(clash):
             b.error(("vars", name), f"'{name}' is both a variable and a component",
                     "rename one of them")
 
@@ -322,7 +338,8 @@ class GameBuild:
                 per, text, path = decl.get("per"), decl.get("expr"), path + ("expr",)
             else:
                 per, text = None, decl
-            if name in player_t.attrs or name in globs:
+            if (name in player_t.attrs or name in globs or name in GLOBAL_NAMES
+                    or (per == "player" and name in PLAYER_NAMES)):
                 b.error(("define", name), f"'{name}' is already defined",
                         "a define needs a name of its own: not a variable, component or "
                         "other define")
@@ -449,6 +466,17 @@ class GameBuild:
             out[n] = (bounds[0], bounds[1])
         return out
 
+    def name_is_free(self, path: Path_, per_player: bool) -> bool:
+        """Whether a variable or component may take the name at path; reports it if not."""
+        name = path[-1]
+        if name in GLOBAL_NAMES or (per_player and name in PLAYER_NAMES):
+            whose = "every player" if per_player and name in PLAYER_NAMES else "the game"
+            self.b.error(path, f"'{name}' is a name {whose} has already",
+                         f"pick another name (taken: {', '.join(sorted(GLOBAL_NAMES))}, and "
+                         "for a player seat, is_active, is_start)", key=True)
+            return False
+        return True
+
     def resolve_runs(self, procs: dict[str, tuple[S.Step, ...]]) -> None:
         """Point every `run:` at its procedure; a run whose procedure only has effects runs inline.
 
@@ -473,7 +501,8 @@ class GameBuild:
             items = [items]
         out = []
         for i, item in enumerate(items):
-            if isinstance(item, dict) and set(item) == {"run"} and item["run"] in self.procs:
+            if (isinstance(item, dict) and set(item) == {"run"} and isinstance(item["run"], str)
+                    and item["run"] in self.procs):
                 # a procedure compiled already is spliced in: no frame to push at run time
                 self.spliced.add(item["run"])
                 out.extend(self.procs[item["run"]])
@@ -496,7 +525,7 @@ class GameBuild:
         """`let: {NAME: EXPR}` names values for the steps after it, in the same list."""
         if not isinstance(value, dict) or not value:
             self.b.error(path, "`let` takes a mapping NAME: expression",
-                         'for example let: {n: "dice.white1 + dice.white2"}')
+                         'for example let: {n: "dice.d1 + dice.d2"}')
             return None, scope
         lets = []
         for name, text in value.items():
@@ -544,6 +573,11 @@ class GameBuild:
             iterate, inner = b.bindings(p, value, scope)
             body = self.steps(path + ("do",), item.get("do") or [], inner)
             return S.ForEach(iterate or (lambda st, env: ()), body)
+        if key in ("run", *_all_chances()) and not isinstance(value, str):
+            what = "a procedure" if key == "run" else "a component"
+            b.error(p, f"`{key}` takes the name of {what}, not {_json_kind(value)}",
+                    f"for example {key}: {'scoring' if key == 'run' else 'dice'}")
+            return None
         if key == "run":
             run = S.Run(str(value))
             self.runs.append((p, run))
@@ -572,7 +606,7 @@ class GameBuild:
         b = self.b
         if not isinstance(value, dict) or len(value) != 1:
             b.error(path, "expected one `NAME: value` (a variable, or PLAYER.variable)",
-                    "for example add: {active.penalties: 1}")
+                    "for example add: {active.points: 1}")
             return None
         (target, expr), = value.items()
         target = str(target)

@@ -11,7 +11,7 @@ from rulekit.engine.state import RUNTIME_ERRORS, State, _failed
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.spec.load import load_source
 from rulekit.spec.params import resolve_params
-from rulekit.spec.schema import schema_diagnostics
+from rulekit.spec.schema import conforming, schema_diagnostics
 from rulekit.spec.source import Source
 
 #: a bound on steps per game, so that a flow that never ends stops with an error
@@ -86,8 +86,9 @@ def check_source(src: Source, overrides: dict[str, Any] | None = None) -> Game:
         raise GameFileError(first)
     if first:
         try:
-            params, problems = resolve_params(src, overrides)
-            build = GameBuild(src, params)
+            rest = Source(conforming(src.data), src.positions, src.file)
+            params, problems = resolve_params(rest, overrides)
+            build = GameBuild(rest, params)
             build.build()
             later = problems + build.b.diags
         except Exception:  # the document is invalid already: this pass is a bonus

@@ -22,7 +22,7 @@ Fn = Callable[[Any, dict], Any]
 #: how often a trigger may fire after one step before it counts as a loop that never ends
 MAX_TRIGGER_FIRINGS = 100
 
-#: the largest whole number a variable may hold: beyond it, it only grows without end
+#: whole numbers of variables stay below this (30 digits): beyond, they grow without end
 MAX_INT = 10**30
 
 
@@ -120,7 +120,7 @@ class SetVar(Step):
             store = self.who(st, env).vars
         if self.add:
             value = store[self.name] + value
-        if value.__class__ is int and not -MAX_INT <= value <= MAX_INT:
+        if value.__class__ is int and not -MAX_INT < value < MAX_INT:
             raise FlowError(f"{self.where}: variable '{self.name}' would hold {_magnitude(value)}, "
                             f"more than {len(str(MAX_INT)) - 1} digits; does it grow without end?")
         store[self.name] = value
@@ -181,12 +181,17 @@ class ForEach(Step):
     def run(self, st: State, env: dict) -> bool:
         if self.pure:
             body = self.body
+            # every round of a loop counts against the step budget, so that none runs forever
+            left = st._steps_left
+            n = 0
             for inner in self.iterate(st, env):
-                st._steps_left -= 1  # every round of a loop counts, so that none runs forever
-                if st._steps_left < 0:
+                n += 1
+                if n > left:
+                    st._steps_left = left - n
                     raise st._endless(self)
                 for step in body:
                     step.run(st, env=inner)
+            st._steps_left -= n
             return False
         checks = st._stack[-1].checks
         frames = [SeqFrame(self.body, inner, "", checks) for inner in self.iterate(st, env)]

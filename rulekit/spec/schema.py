@@ -6,6 +6,7 @@ editors and other tools; `rulekit schema` prints it.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 from functools import lru_cache
@@ -255,6 +256,60 @@ def _drop_misspelt_required(diags: list[Diagnostic]) -> list[Diagnostic]:
 
 def _parent(path: str) -> str:
     return path[:max(path.rfind("."), path.rfind("["), 0)]
+
+
+#: what stands in for a refused item of a list, by the key holding the list: something
+#: that does nothing, so that the items after it keep their places (and positions)
+_NO_OP_ITEM = {"options": {"label": "-"}, "triggers": {"when": "false", "do": []}}
+_NO_OP_STEP = {"say": ""}
+
+
+def conforming(data: Any) -> Any:
+    """A copy of the document without what the schema refuses.
+
+    The semantic checks expect the shapes the schema gives; over this copy they can
+    still check the parts the schema accepted. Refused keys are removed, refused items of
+    a list replaced by items that do nothing; missing top-level keys stay missing (the
+    compiler has defaults for them).
+    """
+    data = copy.deepcopy(data)
+    for _ in range(8):
+        errors = list(_validator().iter_errors(data))
+        if not errors or not isinstance(data, dict):
+            break
+        changed = False
+        for err in sorted(errors, key=lambda e: -len(e.absolute_path)):
+            path = list(err.absolute_path)
+            node = _at(data, path)
+            if err.validator == "additionalProperties" and isinstance(node, dict):
+                for key in [k for k in node if k not in err.schema.get("properties", {})]:
+                    del node[key]
+                    changed = True
+                continue
+            if not path:
+                continue
+            parent, key = _at(data, path[:-1]), path[-1]
+            if isinstance(parent, dict) and key in parent:
+                del parent[key]
+                changed = True
+            elif isinstance(parent, list) and isinstance(key, int) and key < len(parent):
+                holder = path[-2] if len(path) >= 2 else None
+                stand_in = _NO_OP_ITEM.get(holder, _NO_OP_STEP) if holder != "levels" else None
+                if parent[key] != stand_in:
+                    parent[key] = copy.deepcopy(stand_in)
+                    changed = True
+        if not changed:
+            break
+    return data
+
+
+def _at(data: Any, path: list) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def _explain(src: Source, err: Any) -> list[Diagnostic]:
