@@ -6,7 +6,7 @@ import json
 import random
 from typing import TYPE_CHECKING, Any
 
-from rulekit.engine.steps import Action, Decision, SeqFrame, WindowFrame
+from rulekit.engine.steps import Action, Decision, Effects, SeqFrame, WindowFrame
 from rulekit.errors import (
     ChanceError,
     EndlessFlowError,
@@ -97,9 +97,23 @@ class State:
         if window is not None:
             window.choices.append(chosen)
             window.k += 1
+        elif chosen.steps.__class__ is Effects:
+            self._effects(chosen)
         elif chosen.steps:
             self._stack.append(SeqFrame(chosen.steps, chosen.env))
         self._run()
+
+    def _effects(self, action: Action) -> None:
+        """Run an action's effects at once: no frame for a list that cannot pause."""
+        env = action.env
+        step = None
+        try:
+            for step in action.steps:
+                step.run(self, env)
+        except RulekitError:
+            raise
+        except RUNTIME_ERRORS as exc:
+            raise _failed(getattr(step, "where", ""), "an action", exc) from exc
 
     def resolve_chance(self, outcome: Any = None) -> Any:
         """Sample the due chance step from the game's RNG, or impose `outcome`; returns it."""
@@ -290,9 +304,15 @@ class State:
                     return
                 else:
                     stack.pop()
-                    for action in reversed(top.choices):
-                        if action.steps:
-                            stack.append(SeqFrame(action.steps, action.env))
+                    choices = top.choices
+                    if all(a.steps.__class__ is Effects or not a.steps for a in choices):
+                        for action in choices:
+                            if action.steps:
+                                self._effects(action)
+                    else:
+                        for action in reversed(choices):
+                            if action.steps:
+                                stack.append(SeqFrame(action.steps, action.env))
         except RulekitError:
             raise
         except RUNTIME_ERRORS as exc:

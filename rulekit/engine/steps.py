@@ -231,6 +231,12 @@ class ChanceStep(Step):
         return True
 
 
+class Effects(tuple):
+    """An action's steps when they are all effects: they run inline, without a frame."""
+
+    __slots__ = ()
+
+
 class Option:
     """One way of generating options of a decision: `for`, `let`, `if`, `label`, `do`.
 
@@ -244,7 +250,7 @@ class Option:
         self.lets = lets
         self.cond = cond
         self.label = label
-        self.steps = steps
+        self.steps = Effects(steps) if steps and all(s.pure for s in steps) else steps
         self.generate = self._specialise()
 
     def _specialise(self) -> Callable[[Any, dict, int, list, set], None]:
