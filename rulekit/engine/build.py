@@ -222,7 +222,8 @@ class PlayerBase:
 #: names every player has: its own attributes and Python's; no variable or component takes them
 PLAYER_NAMES = frozenset(dir(PlayerBase)) | {"seat", "is_active", "is_start", "st", "vars"}
 #: names expressions know in every game
-GLOBAL_NAMES = frozenset({"players", "active", "turn", "player_count", "params", "player"})
+GLOBAL_NAMES = frozenset({"players", "active", "turn", "round", "phase", "player_count", "params",
+                          "player"})
 
 
 def _var_prop(name: str) -> property:
@@ -320,6 +321,8 @@ class GameBuild:
             "players": Global(ListT(player_t), lambda st: st.players),
             "active": Global(player_t, lambda st: st.players[st.active]),
             "turn": Global(INT, lambda st: st.turn),
+            "round": Global(INT, lambda st: (st.turn - 1) // st.n + 1),
+            "phase": Global(STR, lambda st: st.game.phases[st.phase][0]),
             "player_count": Global(INT, lambda st: st.n),
         }
         for name, t in gvar_types.items():
@@ -369,10 +372,7 @@ class GameBuild:
         for name, body in procs.items():
             compiled_procs[name] = self.steps(("flow", "procedures", name), body, self.scope)
         out["setup"] = self.steps(("flow", "setup"), flow.get("setup") or [], self.scope)
-        out["turn_steps"] = self.steps(("flow", "turn"), flow.get("turn") or [], self.scope)
-        if not out["turn_steps"]:
-            b.error(("flow",), "the flow has no turn steps",
-                    "write what a turn does under flow: turn:, e.g. - roll: dice")
+        out["phases"] = self.phases(flow)
         first = flow.get("first_player")
         if first is not None:
             c = b.expr(("flow", "first_player"), first, self.scope)
@@ -476,6 +476,41 @@ class GameBuild:
                          "for a player seat, is_active, is_start)", key=True)
             return False
         return True
+
+    def phases(self, flow: dict) -> list[tuple[str, tuple[S.Step, ...], S.Fn | None]]:
+        """The phases in order: a name, what a turn does, and when the phase is over.
+
+        `flow: turn:` is a game of one phase; `flow: phases:` lists several, each with its
+        own turn; when a phase's `until` holds after a turn, the next phase begins.
+        """
+        b = self.b
+        if "phases" in flow and "turn" in flow:
+            b.error(("flow", "phases"), "a flow has either `turn:` (one phase) or `phases:`",
+                    "move the turn into a phase")
+        if "phases" not in flow:
+            steps = self.steps(("flow", "turn"), flow.get("turn") or [], self.scope)
+            if not steps:
+                b.error(("flow",), "the flow has no turn steps",
+                        "write what a turn does under flow: turn:, e.g. - roll: dice")
+            return [("main", steps, None)]
+        out = []
+        items = flow.get("phases") or []
+        for i, phase in enumerate(items):
+            path = ("flow", "phases", i)
+            name = str(phase.get("name", f"phase {i + 1}"))
+            steps = self.steps(path + ("turn",), phase.get("turn") or [], self.scope)
+            if not steps:
+                b.error(path, f"phase '{name}' has no turn steps")
+            until = None
+            if "until" in phase:
+                until = b.fn(path + ("until",), phase["until"], self.scope, BOOL)
+            elif i < len(items) - 1:
+                b.error(path, f"phase '{name}' never ends, so the phases after it are "
+                              "unreachable", "add `until: CONDITION`")
+            out.append((name, steps, until))
+        if not out:
+            b.error(("flow", "phases"), "there must be at least one phase")
+        return out
 
     def resolve_runs(self, procs: dict[str, tuple[S.Step, ...]]) -> None:
         """Point every `run:` at its procedure; a run whose procedure only has effects runs inline.

@@ -36,6 +36,7 @@ class State:
         self.active = 0
         self.start = 0
         self.turn = 0
+        self.phase = 0
         self.over = False
         self.end_reason: str | None = None
         self._ending = False
@@ -228,6 +229,7 @@ class State:
             "active": self.active,
             "start": self.start,
             "turn": self.turn,
+            "phase": self.game.phases[self.phase][0],
             "current_player": self.current_player,
             "is_over": self.over,
             "end_reason": self.end_reason,
@@ -348,6 +350,14 @@ class State:
             self.active = self.start = game.first_player(self) if game.first_player else 0
             self.turn = 1
         else:
+            until = game.phases[self.phase][2]
+            if until is not None and until(self, {}):
+                # the phase is over: the next one begins, or, after the last, the game ends
+                if self.phase + 1 == len(game.phases):
+                    self.over = True
+                    self.end_reason = self.end_reason or f"{game.phases[self.phase][0]} over"
+                    return
+                self.phase += 1
             self.active = (self.active + 1) % self.n
             self.turn += 1
             if self._ending and self.active == self.start:
@@ -358,7 +368,7 @@ class State:
                 p[name] = value
         for name, value in game.turn_resets_game:
             self.gvars[name] = value
-        self._stack.append(SeqFrame(game.turn_steps, {}, "turn", True))
+        self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
 
 
 #: how deeply blocks (if, for, run) may nest while a game runs

@@ -194,8 +194,15 @@ def game_schema() -> dict:
                                  "additionalProperties": False,
                                  "properties": {"per": {"enum": ["player", "game"]},
                                                 "expr": EXPR, "doc": {"type": "string"}}}]}},
-            "flow": {"type": "object", "required": ["turn"], "additionalProperties": False,
+            "flow": {"type": "object", "additionalProperties": False,
+                     "anyOf": [{"required": ["turn"]}, {"required": ["phases"]}],
                      "properties": {"setup": STEPS, "turn": STEPS, "first_player": EXPR,
+                                    "phases": {"type": "array", "minItems": 1, "items": {
+                                        "type": "object", "required": ["turn"],
+                                        "additionalProperties": False,
+                                        "properties": {"name": {"type": "string"},
+                                                       "turn": STEPS, "until": EXPR,
+                                                       "doc": {"type": "string"}}}},
                                     "procedures": {"type": "object", "propertyNames": NAME,
                                                    "additionalProperties": STEPS}}},
             "triggers": {"type": "array", "items": {
