@@ -33,6 +33,19 @@ def play(state, rng, until=None):
     return state
 
 
+def decision_points(game, seed):
+    """A random game of a random size, paused before each decision; the state last."""
+    rng = random.Random(seed)
+    state = game.new_game(players=seats(game, rng), seed=seed)
+    while not state.is_over:
+        if state.is_chance:
+            state.resolve_chance()
+            continue
+        yield state
+        state.apply(rng.choice(state.legal_actions()))
+    yield state
+
+
 def seats(game, rng):
     return rng.randint(game.min_players, game.max_players)
 
@@ -93,21 +106,15 @@ def test_a_game_replayed_from_its_log_ends_identical(path, seed):
 @SETTINGS
 @given(seed=st.integers(0, 10**6))
 def test_legal_actions_have_unique_labels_and_an_illegal_one_changes_nothing(path, seed):
-    game = game_of(path)
-    rng = random.Random(seed)
-    state = game.new_game(players=seats(game, rng), seed=seed)
-    while not state.is_over:
-        if state.is_chance:
-            state.resolve_chance()
-            continue
-        actions = state.legal_actions()
-        labels = [a.label for a in actions]
-        assert actions and len(set(labels)) == len(labels)
+    for state in decision_points(game_of(path), seed):
+        if state.is_over:
+            break
+        labels = [a.label for a in state.legal_actions()]
+        assert labels and len(set(labels)) == len(labels)
         before = state.view()
         with pytest.raises(rulekit.IllegalActionError):
             state.apply("no such move")
         assert state.view() == before
-        state.apply(rng.choice(actions))
     assert len(state.scores()) == state.view()["players"]
     assert set(state.winners()) <= set(range(state.view()["players"]))
 
@@ -125,19 +132,11 @@ def sizes(state):
 @SETTINGS
 @given(seed=st.integers(0, 10**6))
 def test_tokens_and_tiles_are_conserved(path, seed):
-    game = game_of(path)
-    rng = random.Random(seed)
-    state = game.new_game(players=seats(game, rng), seed=seed)
     first = None
-    while not state.is_over:
-        if state.is_chance:
-            state.resolve_chance()
-            continue
+    for state in decision_points(game_of(path), seed):
         if first is None:  # the setup is over: what was dealt is in the game from now on
             first = sizes(state)
         assert sizes(state) == first
-        state.apply(rng.choice(state.legal_actions()))
-    assert first is None or sizes(state) == first
 
 
 def test_the_conserved_totals_are_those_the_rules_give(root):
@@ -203,15 +202,8 @@ def recompute(path, game, view):
 @given(seed=st.integers(0, 10**6))
 def test_scores_equal_a_recomputation_from_the_view(path, seed):
     game = game_of(path)
-    rng = random.Random(seed)
-    state = game.new_game(players=seats(game, rng), seed=seed)
-    while not state.is_over:
-        if state.is_chance:
-            state.resolve_chance()
-        else:
-            assert state.scores() == recompute(path, game, state.view())
-            state.apply(rng.choice(state.legal_actions()))
-    assert state.scores() == recompute(path, game, state.view())
+    for state in decision_points(game, seed):
+        assert state.scores() == recompute(path, game, state.view())
 
 
 @pytest.mark.parametrize("path", GAME_FILES, ids=lambda p: p.name)
