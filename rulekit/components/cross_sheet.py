@@ -18,7 +18,8 @@ from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT
 class RowView:
     """One row of one player's sheet."""
 
-    __slots__ = ("st", "s", "kind", "seat", "r", "name", "cells")
+    __slots__ = ("st", "s", "kind", "seat", "r", "name", "cells", "_index_of", "_lasts",
+                 "_locks", "_last_cell")
 
     def __init__(self, st: Any, kind: CrossSheet, seat: int, r: int) -> None:
         self.st = st
@@ -28,6 +29,11 @@ class RowView:
         self.r = r
         self.name = kind.row_names[r]
         self.cells = kind.cells[r]
+        # what can_cross reads, looked up once: it runs for every row of every decision
+        self._index_of = kind.index_of[r]
+        self._lasts = self.s[0][seat]
+        self._locks = self.s[2]
+        self._last_cell = kind.last_index[r] if kind.last_needs is not None else -1
 
     @property
     def crosses(self) -> int:
@@ -50,14 +56,13 @@ class RowView:
         return self.cells[self.s[0][self.seat][self.r] + 1:]
 
     def can_cross(self, value: int) -> bool:
-        s = self.s
         r = self.r
-        if s[2][r]:
+        if self._locks[r]:
             return False
-        i = self.kind.index_of[r].get(value)
-        if i is None or i <= s[0][self.seat][r]:
+        i = self._index_of.get(value)
+        if i is None or i <= self._lasts[r]:
             return False
-        if i == self.kind.last_index[r] and self.kind.last_needs is not None:
+        if i == self._last_cell:
             return bool(self.kind.last_needs(self.st, {"row": self,
                                                        "player": self.st.players[self.seat]}))
         return True

@@ -259,6 +259,39 @@ class Option:
         if iterate is None:
             def iterate(st: Any, base: dict) -> tuple[dict, ...]:
                 return (dict(base),)
+        clauses = getattr(iterate, "clauses", ())
+        if len(clauses) == 1 and not lets and cond is not None:
+            # one `for` clause: the loop is written out, without a generator in between
+            (var, items), = clauses
+
+            def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
+                for v in items(st, base):
+                    e = base.copy()
+                    e[var] = v
+                    if cond(st, e):
+                        label = label_fn(st, e)
+                        if label not in seen:
+                            seen.add(label)
+                            out.append(Action(label, seat, steps, e))
+            return generate
+        if len(clauses) == 2 and cond is not None:
+            (var1, items1), (var2, items2) = clauses
+
+            def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
+                for v1 in items1(st, base):
+                    outer = base.copy()
+                    outer[var1] = v1
+                    for v2 in items2(st, outer):
+                        e = outer.copy()
+                        e[var2] = v2
+                        for name, fn in lets:
+                            e[name] = fn(st, e)
+                        if cond(st, e):
+                            label = label_fn(st, e)
+                            if label not in seen:
+                                seen.add(label)
+                                out.append(Action(label, seat, steps, e))
+            return generate
         if len(lets) == 1:
             (name, let_fn), = lets
             if cond is not None:

@@ -1563,6 +1563,8 @@ def _bindings_iterator(clauses: list[tuple[str, Fn]]) -> Callable[[Any, dict], I
     for name, itf in reversed(clauses):
         step = _last_binding(name, itf) if step is None else _binding(name, itf, step)
     assert step is not None
+    # callers that loop themselves (the engine's option generators) can skip the generator
+    step.clauses = tuple(clauses)  # type: ignore[attr-defined]
     return step
 
 
