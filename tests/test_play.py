@@ -91,22 +91,22 @@ def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
 
 
 def test_a_number_that_is_also_another_label_is_not_guessed() -> None:
-    from rulekit.cli import _match
+    from rulekit.terminal import match_label
 
     labels = ["5", "6", "10", "5 + 6", "pass"]
-    label, why = _match("5", labels)                 # choice 5 is 'pass', '5' is choice 1
+    label, why = match_label("5", labels)                 # choice 5 is 'pass', '5' is choice 1
     assert label is None and "5 is ambiguous" in why and "#5" in why and "=5" in why
-    assert _match("#5", labels) == ("pass", "")
-    assert _match("=5", labels) == ("5", "")
-    assert _match("2", labels) == ("6", "")          # no label '2': the number
-    assert _match("1", labels) == ("5", "")
-    assert _match("10", labels) == ("10", "")        # no choice 10: the label
-    assert _match("PASS", labels) == ("pass", "")
-    label, why = _match("5 + 7", labels)
+    assert match_label("#5", labels) == ("pass", "")
+    assert match_label("=5", labels) == ("5", "")
+    assert match_label("2", labels) == ("6", "")          # no label '2': the number
+    assert match_label("1", labels) == ("5", "")
+    assert match_label("10", labels) == ("10", "")        # no choice 10: the label
+    assert match_label("PASS", labels) == ("pass", "")
+    label, why = match_label("5 + 7", labels)
     assert label is None and "'5 + 7' is not a legal choice now. Did you mean '5 + 6'?" in why
     sides = ["3|12 left", "3|12 right", "4|4 left"]
-    assert _match("4|4", sides) == ("4|4 left", "")  # the first words fit one choice
-    assert "fits 2 choices" in _match("3|12", sides)[1]
+    assert match_label("4|4", sides) == ("4|4 left", "")  # the first words fit one choice
+    assert "fits 2 choices" in match_label("3|12", sides)[1]
 
 
 def test_quit_stops_the_game_and_the_log_holds_what_was_played(tmp_path: Path) -> None:
