@@ -36,14 +36,16 @@ def _groupings(n: int) -> list[tuple[tuple[int, ...], ...]]:
 class DiceView:
     """The dice as expressions see them: `dice.red`, `dice['red']`, `dice.in_play('red')`."""
 
-    __slots__ = ("s", "kind")
+    __slots__ = ("s", "kind", "_faces", "_pos")
 
     def __init__(self, s: list, kind: Dice) -> None:
         self.s = s
         self.kind = kind
+        self._faces = s[0]  # changed in place by a roll, so this stays current
+        self._pos = kind.pos
 
     def __getitem__(self, name: str) -> int:
-        return self.s[0][self.kind.pos[name]]
+        return self._faces[self._pos[name]]
 
     def __contains__(self, name: str) -> bool:
         return name in self.kind.pos and self.s[1][self.kind.pos[name]]

@@ -83,12 +83,24 @@ class State:
     def apply(self, action: Action | str) -> None:
         """Play a legal action (or its label); an illegal one raises and changes nothing."""
         pending = self._pending
-        label = action.label if isinstance(action, Action) else action
+        chosen = None
+        if action.__class__ is Action:
+            label = action.label
+            for a in pending.actions if pending is not None else ():
+                if a is action:  # the common case: one of legal_actions() itself
+                    chosen = a
+                    break
+            else:
+                if pending is not None and action.seat == pending.seat:
+                    chosen = pending.find(label)
+        else:
+            label = action
+            if pending is not None:
+                chosen = pending.find(label)
         if pending is None:
             why = "the game is over" if self.over else "a chance step is due"
             raise IllegalActionError(f"cannot play {label!r}: {why}")
-        chosen = pending.find(label)
-        if chosen is None or (isinstance(action, Action) and action.seat != pending.seat):
+        if chosen is None:
             legal = ", ".join(a.label for a in pending.actions)
             raise IllegalActionError(f"{label!r} is not a legal action for seat {pending.seat}; "
                                      f"legal: {legal}")
@@ -291,7 +303,7 @@ class State:
                     top.i = i + 1
                     step = top.steps[i]
                     self._steps_left -= 1
-                    if self._steps_left < 0 or len(stack) > MAX_NESTING:
+                    if self._steps_left < 0:
                         raise self._endless(step)
                     if step.run(self, top.env):
                         return
@@ -322,9 +334,6 @@ class State:
 
     def _endless(self, step: Any) -> EndlessFlowError:
         """The error of a flow that does not end, naming the step it was at."""
-        if len(self._stack) > MAX_NESTING:
-            return EndlessFlowError(f"{step.where}: blocks nest more than {MAX_NESTING} deep "
-                                    "at this step: a procedure that runs itself never ends")
         return EndlessFlowError(f"{step.where}: the game did not end within "
                                 f"{self.game.max_steps} steps (turn {self.turn}, at this step); "
                                 "does its end condition ever hold?")
@@ -336,7 +345,7 @@ class State:
         if self._ending:
             return
         for reason, cond in game.end_conditions:
-            if cond(self, {}):
+            if cond(self, _NO_NAMES):
                 self.end_reason = reason
                 if game.finish == "now":
                     self.over = True
@@ -371,8 +380,8 @@ class State:
         self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
 
 
-#: how deeply blocks (if, for, run) may nest while a game runs
-MAX_NESTING = 200
+#: the names an end condition sees besides the globals: none (compiled code never writes to it)
+_NO_NAMES: dict = {}
 
 #: what a game file's expressions can raise while a game runs (a bad index, a division by 0)
 RUNTIME_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError)

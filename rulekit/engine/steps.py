@@ -64,6 +64,10 @@ class SeqFrame:
         return f
 
 
+#: how deeply blocks may nest while a game runs; only `run:` can nest without bound
+MAX_NESTING = 200
+
+
 def push_block(st: State, steps: tuple[Step, ...], env: dict) -> None:
     """Push a nested block; it inherits whether the end is checked between its steps."""
     st._stack.append(SeqFrame(steps, env, "", st._stack[-1].checks))
@@ -212,6 +216,10 @@ class Run(Step):
             for step in self.steps:
                 step.run(st, env)
         elif self.steps:
+            if len(st._stack) > MAX_NESTING:
+                raise EndlessFlowError(
+                    f"{self.where}: blocks nest more than {MAX_NESTING} deep at this step: "
+                    "a procedure that runs itself never ends")
             push_block(st, self.steps, env)
         return False
 
