@@ -268,21 +268,28 @@ class Option:
             def iterate(st: Any, base: dict) -> tuple[dict, ...]:
                 return (dict(base),)
         clauses = getattr(iterate, "clauses", ())
-        if len(clauses) == 1 and not lets and cond is not None:
-            # one `for` clause: the loop is written out, without a generator in between
+        if cond is None:
+            def cond(st: Any, env: dict) -> bool:
+                return True
+
+        # one or two `for` clauses (every option of the shipped games): the loops are
+        # written out, without a generator between them and the engine
+        if len(clauses) == 1:
             (var, items), = clauses
 
             def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
                 for v in items(st, base):
                     e = base.copy()
                     e[var] = v
+                    for name, fn in lets:
+                        e[name] = fn(st, e)
                     if cond(st, e):
                         label = label_fn(st, e)
                         if label not in seen:
                             seen.add(label)
                             out.append(Action(label, seat, steps, e))
             return generate
-        if len(clauses) == 2 and cond is not None:
+        if len(clauses) == 2:
             (var1, items1), (var2, items2) = clauses
 
             def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
@@ -300,38 +307,16 @@ class Option:
                                 seen.add(label)
                                 out.append(Action(label, seat, steps, e))
             return generate
-        if len(lets) == 1:
-            (name, let_fn), = lets
-            if cond is not None:
-                def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
-                    for e in iterate(st, base):
-                        e[name] = let_fn(st, e)
-                        if cond(st, e):
-                            label = label_fn(st, e)
-                            if label not in seen:
-                                seen.add(label)
-                                out.append(Action(label, seat, steps, e))
-                return generate
-        elif not lets and cond is not None:
-            def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
-                for e in iterate(st, base):
-                    if cond(st, e):
-                        label = label_fn(st, e)
-                        if label not in seen:
-                            seen.add(label)
-                            out.append(Action(label, seat, steps, e))
-            return generate
 
         def generate(st: Any, base: dict, seat: int, out: list, seen: set) -> None:
             for e in iterate(st, base):
                 for name, fn in lets:
                     e[name] = fn(st, e)
-                if cond is not None and not cond(st, e):
-                    continue
-                label = label_fn(st, e)
-                if label not in seen:
-                    seen.add(label)
-                    out.append(Action(label, seat, steps, e))
+                if cond(st, e):
+                    label = label_fn(st, e)
+                    if label not in seen:
+                        seen.add(label)
+                        out.append(Action(label, seat, steps, e))
         return generate
 
 
