@@ -6,6 +6,7 @@ only when a game file is loaded, but a game file may hold many of them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from lark import Lark, Token, Tree
@@ -63,11 +64,10 @@ def _error_at(text: str, offset: int, message: str, hint: str | None = None) -> 
     return ExprError(message, column=column, line=line, hint=hint)
 
 
-def _check_brackets(text: str) -> None:
-    """Reject bracket nesting deeper than MAX_DEPTH before the parser sees it."""
-    depth = 0
+def unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """The characters of `text` from `start` that stand outside string literals."""
     quote = ""
-    i = 0
+    i = start
     n = len(text)
     while i < n:
         ch = text[i]
@@ -78,14 +78,22 @@ def _check_brackets(text: str) -> None:
                 quote = ""
         elif ch in "'\"":
             quote = ch
-        elif ch in "([{":
+        else:
+            yield i, ch
+        i += 1
+
+
+def _check_brackets(text: str) -> None:
+    """Reject bracket nesting deeper than MAX_DEPTH before the parser sees it."""
+    depth = 0
+    for i, ch in unquoted(text):
+        if ch in "([{":
             depth += 1
             if depth > MAX_DEPTH:
                 raise _error_at(text, i, f"expression is nested too deeply (more than "
                                          f"{MAX_DEPTH} levels)")
         elif ch in ")]}":
             depth -= 1
-        i += 1
 
 
 def _check_depth(tree: Tree) -> None:
@@ -125,22 +133,11 @@ def _previous_operator(text: str, offset: int) -> str | None:
 def _is_open(text: str, opener: str) -> bool:
     """Whether `text` leaves an `opener` bracket unclosed at its end (strings skipped)."""
     stack: list[str] = []
-    quote = ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([":
+    for _i, ch in unquoted(text):
+        if ch in "([":
             stack.append(ch)
         elif ch in ")]" and stack:
             stack.pop()
-        i += 1
     return bool(stack) and stack[-1] == opener
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from rulekit.expr import runtime
 from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node
 from rulekit.expr.errors import ExprError
-from rulekit.expr.parser import position
+from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
 from rulekit.expr.types import INT, STR
 
@@ -48,21 +48,9 @@ def _split(text: str) -> list[str | tuple[str, int]]:
 
 def _closing_brace(text: str, start: int) -> int:
     """Offset of the '}' closing the '{' at `start`, skipping quoted strings."""
-    quote = ""
-    i = start + 1
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "}":
+    for i, ch in unquoted(text, start + 1):
+        if ch == "}":
             return i
-        i += 1
     line, column = position(text, start)
     raise ExprError("'{' is never closed in this template", column=column, line=line,
                     hint="write '{{' for a literal brace")
