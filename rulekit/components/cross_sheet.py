@@ -12,7 +12,7 @@ from typing import Any
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value
 from rulekit.engine.steps import run_pure
-from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT
+from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
 
 class RowView:
@@ -178,7 +178,7 @@ class CrossSheet(Kind):
         self.lock = self.config.get("lock", "shared") == "shared"
         self.lock_crosses = int(self.config.get("lock_crosses", 1))
         row_t = ObjT("Row", {"name": STR, "cells": ListT(INT), "crosses": INT,
-                             "locked": BOOL, "last": ANY, "free": ListT(INT)},
+                             "locked": BOOL, "last": INT, "free": ListT(INT)},
                      {"can_cross": Method([INT], BOOL)})
         self.row_t = row_t
         self.sheet_t = ObjT("Sheet", {"rows": ListT(row_t), "crosses": INT},

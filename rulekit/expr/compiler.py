@@ -25,9 +25,9 @@ from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, COMPARE, FUNCTION,
 from rulekit.expr.parser import parse
 from rulekit.expr.scope import Scope
 from rulekit.expr.types import (
-    ANY,
     BOOL,
     INT,
+    NEVER,
     NONE,
     NUM,
     STR,
@@ -35,6 +35,7 @@ from rulekit.expr.types import (
     ObjT,
     Type,
     fits,
+    is_known,
     is_numeric,
     join,
     type_of_value,
@@ -303,7 +304,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0"
 
 
 def _comparable(t: Type) -> bool:
-    return is_numeric(t) or t is STR or t is ANY
+    return is_numeric(t) or t is STR
 
 
 class _Compiler:
@@ -340,7 +341,14 @@ class _Compiler:
         handler = self._dispatch.get(str(tree.data))
         if handler is None:  # pragma: no cover - the grammar and this table go together
             raise self._error(f"unsupported expression ({tree.data})", _pos(tree))
-        return handler(tree, scope)
+        node = handler(tree, scope)
+        if not is_known(node.type):
+            # Every value has a type the engine declares: only then is it certain that an
+            # attribute or method reached from it is one the engine offers.
+            raise self._error("the type of this value cannot be known", node.pos,
+                              "a value must have one type: a list holds one type of "
+                              "element, both sides of 'if ... else' give the same type")
+        return node
 
     @staticmethod
     def _error(message: str, pos: Pos, hint: str | None = None) -> ExprError:
@@ -361,8 +369,13 @@ class _Compiler:
         items = [self.expr(c, scope) for c in tree.children]
         elem: Type | None = None
         for it in items:
-            elem = it.type if elem is None else join(elem, it.type)
-        type_ = ListT(elem if elem is not None else ANY)
+            new = it.type if elem is None else join(elem, it.type)
+            if not is_known(new):
+                raise self._error(
+                    f"a list holds one type of element, got {elem} and {it.type}", it.pos,
+                    "make the elements alike, e.g. all numbers or all strings")
+            elem = new
+        type_ = ListT(elem if elem is not None else NEVER)
         fns = [it.fn for it in items]
         if not fns:
             fn: Fn = lambda st, env: []  # noqa: E731
@@ -438,14 +451,8 @@ class _Compiler:
 
     def _get_attr(self, base: _N, name: str, pos: Pos) -> _N:
         t = base.type
-        if base.const and isinstance(base.value, dict):
-            entries = base.value
-            if name not in entries:
-                raise self._error(
-                    f"no entry '{name}' here", pos, _suggest(name, [str(k) for k in entries])
-                )
-            value = entries[name]
-            return _constant(value, type_of_value(value), base.pos)
+        if name.startswith("_"):  # the grammar has no such names; never reach Python's own
+            raise self._error(f"no attribute '{name}'", pos)
         if isinstance(t, ObjT):
             attr_t = t.attrs.get(name)
             if attr_t is None:
@@ -458,8 +465,6 @@ class _Compiler:
                     pos,
                     _suggest(name, list(t.attrs) + list(t.methods)),
                 )
-        elif t is ANY:
-            attr_t = ANY
         else:
             raise self._error(f"{t.name} has no attribute '{name}'", pos)
         if base.chain is not None:
@@ -480,7 +485,7 @@ class _Compiler:
         key = self.expr(key_t, scope)
         bt, kt = base.type, key.type
         if isinstance(bt, ListT) or bt is STR:
-            if kt is not INT and kt is not ANY:
+            if not fits(kt, INT):
                 raise self._error(f"an index into {bt.name} must be an int, got {kt.name}",
                                   key.pos)
             result = bt.elem if isinstance(bt, ListT) else STR
@@ -492,8 +497,6 @@ class _Compiler:
                 raise self._error(
                     f"{bt.name} is indexed by {key_type.name}, got {kt.name}", key.pos
                 )
-        elif bt is ANY:
-            result = ANY
         else:
             raise self._error(f"{bt.name} cannot be indexed with [...]", key.pos)
         fb, fk = base.fn, key.fn
@@ -559,7 +562,7 @@ class _Compiler:
             raise self._error("parameters are values, not functions", pos)
         base = self.expr(base_t, scope)
         t = base.type
-        if isinstance(t, ObjT):
+        if isinstance(t, ObjT) and not name.startswith("_"):
             method = t.methods.get(name)
             if method is None:
                 if name in t.attrs:
@@ -584,9 +587,6 @@ class _Compiler:
                         arg.pos, usage,
                     )
             result = method.returns
-        elif t is ANY:
-            args, _gen = self._args(arg_ts, scope)
-            result = ANY
         else:
             raise self._error(f"{t.name} has no method '{name}'", pos)
         fb = base.fn
@@ -628,17 +628,15 @@ class _Compiler:
         return self._comprehension(tree.children[0], tree.children[1], scope, _pos(tree)).node
 
     def elem_type(self, node: _N) -> Type:
-        """The element type when iterating over `node`; only lists (or ANY) can be iterated."""
+        """The element type when iterating over `node`; only lists can be iterated."""
         t = node.type
         if isinstance(t, ListT):
             return t.elem
-        if t is ANY:
-            return ANY
         raise self._error(f"cannot loop over {t.name}: a list is needed", node.pos)
 
     def _need_bool(self, node: _N, what: str) -> None:
         t = node.type
-        if t is not BOOL and t is not ANY:
+        if t is not BOOL and t is not NEVER:
             hint = "compare it, like '... > 0'" if is_numeric(t) else None
             raise self._error(f"{what} needs a true/false value, got {t.name}", node.pos, hint)
 
@@ -720,9 +718,12 @@ class _Compiler:
         c = self.expr(c_t, scope)
         b = self.expr(b_t, scope)
         self._need_bool(c, "'if'")
+        type_ = join(a.type, b.type)
+        if not is_known(type_):
+            raise self._error(f"'if ... else' gives {a.type} or {b.type}: one type is needed",
+                              a.pos, "make both sides alike, e.g. both numbers")
         if c.const:
             return a if c.value else b
-        type_ = join(a.type, b.type)
         fc = c.fn
         if a.const and b.const:
             ca, cb = a.value, b.value
@@ -834,8 +835,6 @@ class _Compiler:
         if op in ("==", "!="):
             return
         if op in ("in", "not in"):
-            if rt is ANY:
-                return
             if isinstance(rt, ListT):
                 if fits(lt, rt.elem) or fits(rt.elem, lt):
                     return
@@ -843,7 +842,7 @@ class _Compiler:
                     f"'{op}' looks for {lt.name} in {rt.name}: the types do not match", pos
                 )
             if rt is STR:
-                if lt is STR or lt is ANY:
+                if lt is STR or lt is NEVER:
                     return
                 raise self._error(f"'{op}' on a str needs a str on the left, got {lt.name}",
                                   pos)
@@ -859,9 +858,9 @@ class _Compiler:
                 f"'{op}' needs a list, a str or an indexed object on the right, got {rt.name}",
                 pos,
             )
-        if (is_numeric(lt) or lt is ANY) and (is_numeric(rt) or rt is ANY):
+        if is_numeric(lt) and is_numeric(rt):
             return
-        if (lt is STR or lt is ANY) and (rt is STR or rt is ANY):
+        if (lt is STR or lt is NEVER) and (rt is STR or rt is NEVER):
             return
         raise self._error(
             f"'{op}' needs two numbers or two strings, got {lt.name} and {rt.name}", pos
@@ -894,18 +893,21 @@ class _Compiler:
 
     def _arith_type(self, op: str, left: _N, right: _N, pos: Pos) -> Type:
         lt, rt = left.type, right.type
+        if lt is NEVER:  # an element of an empty list: never computed, typed like the other
+            lt = rt
+        elif rt is NEVER:
+            rt = lt
         if op == "+":
             if is_numeric(lt) and is_numeric(rt):
                 return INT if lt is INT and rt is INT else NUM
             if lt is STR and rt is STR:
                 return STR
             if isinstance(lt, ListT) and isinstance(rt, ListT):
-                return ListT(join(lt.elem, rt.elem))
-            addable = (STR, ANY, INT, NUM)
-            if (lt is ANY and (rt in addable or isinstance(rt, ListT))) or (
-                rt is ANY and (lt in addable or isinstance(lt, ListT))
-            ):
-                return ANY
+                joined = ListT(join(lt.elem, rt.elem))
+                if not is_known(joined):
+                    raise self._error(f"'+' joins lists of one type of element, got {lt.name} "
+                                      f"and {rt.name}", pos)
+                return joined
             hint = None
             if STR in (lt, rt) and (is_numeric(lt) or is_numeric(rt)):
                 hint = "use str(...) to turn a number into text"
@@ -913,12 +915,10 @@ class _Compiler:
                 hint = "to add one element to a list, write xs + [x]"
             raise self._error(f"'+' needs numbers, got {lt.name} and {rt.name}", pos, hint)
         for t in (lt, rt):
-            if not (is_numeric(t) or t is ANY):
+            if not is_numeric(t):
                 raise self._error(f"'{op}' needs numbers, got {lt.name} and {rt.name}", pos)
         if op == "/":
             return NUM
-        if lt is ANY or rt is ANY:
-            return ANY
         if lt is INT and rt is INT:
             if op != "**":
                 return INT
@@ -930,7 +930,7 @@ class _Compiler:
         op_tok, operand_t = tree.children
         a = self.expr(operand_t, scope)
         op = str(op_tok)
-        if not (is_numeric(a.type) or a.type is ANY):
+        if not is_numeric(a.type):
             raise self._error(f"unary '{op}' needs a number, got {a.type.name}", _pos(op_tok))
         if op == "+":
             return a
@@ -1261,20 +1261,18 @@ def _over(func: Callable[[Any], Any], args: list[_N], gen: _Gen | None, type_: T
 
 
 def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
-    """Element type of a list argument (ANY for an ANY argument)."""
+    """Element type of a list argument."""
     t = arg.type
     if isinstance(t, ListT):
         return t.elem
-    if t is ANY:
-        return ANY
     raise c._error(f"{name}() needs {what}, got {t.name}", arg.pos)
 
 
 def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
     _arity(c, name, pos, args, 1, 1)
     elem = _list_arg(c, name, args[0], "a list of numbers")
-    if elem is INT or elem is NUM or elem is ANY:
-        result = elem
+    if elem is INT or elem is NUM or elem is NEVER:
+        result = INT if elem is NEVER else elem
     else:
         hint = "count(x for x in xs if x) counts the true ones" if elem is BOOL else None
         raise c._error(f"sum() needs a list of numbers, got list[{elem.name}]", args[0].pos,
@@ -1305,7 +1303,7 @@ def _b_len(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     t = arg.type
     if gen is not None and gen.count is not None:
         return _make(gen.count, INT, pos, [arg])
-    if not (isinstance(t, ListT) or t is STR or t is ANY
+    if not (isinstance(t, ListT) or t is STR
             or (isinstance(t, ObjT) and t.index is not None)):
         raise c._error(f"len() needs a list or a str, got {t.name}", arg.pos)
     return _apply(len, args, INT, pos)
@@ -1314,7 +1312,7 @@ def _b_len(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
 def _b_range(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
     _arity(c, name, pos, args, 1, 3)
     for a in args:
-        if a.type is not INT and a.type is not ANY:
+        if not fits(a.type, INT):
             raise c._error(f"range() needs int arguments, got {a.type.name}", a.pos)
     too_big = False
     if all(a.const for a in args):
@@ -1339,7 +1337,7 @@ def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
         raise c._error(f"{name}() needs a list or at least 2 values", pos)
     if len(args) == 1:
         arg = args[0]
-        if not isinstance(arg.type, ListT) and arg.type is not ANY:
+        if not isinstance(arg.type, ListT):
             raise c._error(f"{name}() of one value needs a list, got {arg.type.name}", arg.pos)
         elem = _list_arg(c, name, arg)
         if not _comparable(elem):
@@ -1351,7 +1349,7 @@ def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
             raise c._error(f"{name}() needs numbers or strings, got {a.type.name}", a.pos)
         result = a.type if result is None else join(result, a.type)
     assert result is not None
-    if result is ANY and not any(a.type is ANY for a in args):
+    if not is_known(result):
         raise c._error(f"{name}() cannot compare numbers with strings", pos)
     return _apply(func, args, result, pos)
 
@@ -1360,7 +1358,7 @@ def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg, "a list of true/false values")
-    if elem is not BOOL and elem is not ANY:
+    if elem is not BOOL and elem is not NEVER:
         raise c._error(f"{name}() needs a list of true/false values, got {arg.type.name}",
                        arg.pos)
     func = any if name == "any" else all
@@ -1389,7 +1387,7 @@ def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | N
 def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
     _arity(c, name, pos, args, 1, 1)
     t = args[0].type
-    if not (is_numeric(t) or t is ANY):
+    if not is_numeric(t):
         raise c._error(f"abs() needs a number, got {t.name}", args[0].pos)
     return _apply(abs, args, t, pos)
 
@@ -1397,7 +1395,7 @@ def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
 def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
     _arity(c, name, pos, args, 1, 1)
     t = args[0].type
-    if not (is_numeric(t) or t is ANY):
+    if not is_numeric(t):
         raise c._error(f"{name}() needs a number, got {t.name}", args[0].pos)
     return _apply(math.floor if name == "floor" else math.ceil, args, INT, pos)
 
@@ -1405,7 +1403,7 @@ def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | 
 def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
     _arity(c, name, pos, args, 2, 2)
     sep, xs = args
-    if sep.type is not STR and sep.type is not ANY:
+    if not fits(sep.type, STR):
         raise c._error(f"join() needs a str separator first, got {sep.type.name}", sep.pos)
     elem = _list_arg(c, name, xs, "a list second")
     func = runtime.join_str if elem is STR else runtime.join

@@ -156,6 +156,9 @@ def _syntax_error(text: str, err: UnexpectedInput) -> ExprError:
         if ch in "'\"":
             return _error_at(text, offset, "unterminated string",
                              hint=f"close the string with {ch}")
+        if ch == "_":
+            return _error_at(text, offset, "a name cannot start with '_'",
+                             hint="names start with a letter; '_' is reserved for the engine")
         hint = None
         if ch == "=":
             hint = "use '==' to compare"

@@ -1,8 +1,12 @@
 """Static types of expression values.
 
 Types exist only at load time: they let a game file's mistakes surface when the file is
-loaded rather than in the middle of a game. `ANY` switches checking off wherever the
-engine cannot describe a value precisely.
+loaded rather than in the middle of a game. They are also what keeps a game file inside
+the engine: an attribute or method is reachable only when a type declares it, so every
+value an expression handles must have a known type. `ANY` is never the type of a value:
+it only says "any type is accepted here" in an expected position (an effect argument).
+`NEVER` is the element type of a list known to be empty: such elements do not exist, so
+they fit every type but have no attributes.
 """
 
 from __future__ import annotations
@@ -47,9 +51,10 @@ BOOL = _Prim("bool")
 STR = _Prim("str")
 NONE = _Prim("none")
 ANY = _Prim("any")
+NEVER = _Prim("nothing")
 
 _PRIM_NAMES = {"int": "INT", "number": "NUM", "bool": "BOOL", "str": "STR", "none": "NONE",
-               "any": "ANY"}
+               "any": "ANY", "nothing": "NEVER"}
 
 
 class ListT(Type):
@@ -117,7 +122,7 @@ NUMERIC = (INT, NUM)
 
 def fits(actual: Type, expected: Type) -> bool:
     """Whether a value of type `actual` may be used where `expected` is required."""
-    if actual is expected or expected is ANY or actual is ANY:
+    if actual is expected or expected is ANY or actual is ANY or actual is NEVER:
         return True
     if expected is NUM:
         return actual is INT
@@ -129,9 +134,14 @@ def fits(actual: Type, expected: Type) -> bool:
 
 
 def join(a: Type, b: Type) -> Type:
-    """The narrowest type covering both `a` and `b`, or ANY when they have nothing in common."""
+    """The narrowest type covering both `a` and `b`, or ANY when they have nothing in common
+    (the compiler refuses such a value)."""
     if a is ANY or b is ANY:
         return ANY
+    if a is NEVER or a is NONE:  # `none` stands for a missing value of the other type
+        return b
+    if b is NEVER or b is NONE:
+        return a
     if fits(a, b):
         return b
     if fits(b, a):
@@ -142,8 +152,15 @@ def join(a: Type, b: Type) -> Type:
 
 
 def is_numeric(t: Type) -> bool:
-    """INT or NUM (BOOL deliberately is not a number here)."""
-    return t is INT or t is NUM
+    """INT or NUM, or an element of an empty list (BOOL deliberately is not a number here)."""
+    return t is INT or t is NUM or t is NEVER
+
+
+def is_known(t: Type) -> bool:
+    """Whether values of type `t` are fully described: no ANY anywhere in it."""
+    while isinstance(t, ListT):
+        t = t.elem
+    return t is not ANY
 
 
 def type_of_value(value: object) -> Type:
@@ -163,11 +180,11 @@ def type_of_value(value: object) -> Type:
         for item in value:
             t = type_of_value(item)
             elem = t if elem is None else join(elem, t)
-        return ListT(elem if elem is not None else ANY)
+        return ListT(elem if elem is not None else NEVER)
     return ANY
 
 
 __all__ = [
-    "ANY", "BOOL", "INT", "NONE", "NUM", "STR", "ListT", "Method", "ObjT", "Type",
-    "fits", "is_numeric", "join", "type_of_value",
+    "ANY", "BOOL", "INT", "NEVER", "NONE", "NUM", "STR", "ListT", "Method", "ObjT", "Type",
+    "fits", "is_known", "is_numeric", "join", "type_of_value",
 ]

@@ -21,7 +21,7 @@ from rulekit.spec.source import Source
 
 EXPR = {"description": "an expression", "type": ["string", "number", "boolean"]}
 STEPS = {"type": "array", "items": {"$ref": "#/$defs/step"}}
-NAME = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}
+NAME = {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]*$"}
 
 
 def _param() -> dict:
@@ -407,7 +407,7 @@ def _hint(err: Any) -> str | None:
     if v in ("maxItems", "maxProperties", "maxLength"):
         return f"write at most {want} here"
     if v in ("pattern", "propertyNames"):
-        return "a name starts with a letter or '_' and holds letters, digits and '_'"
+        return "a name starts with a letter and holds letters, digits and '_'"
     if v == "const":
         return f"write {want!r}"
     return err.schema.get("description")
