@@ -27,11 +27,13 @@ from rulekit.terminal import (
     colour_wanted,
     echo_description,
     echo_result,
+    hides_information,
     is_tty,
     play_levels,
     run_session,
     seat_agents,
 )
+from rulekit.text import printable
 
 
 # ---- shared helpers ----------------------------------------------------------------------------
@@ -40,7 +42,7 @@ def _print_error(exc: RulekitError) -> None:
         for d in exc.diagnostics:
             click.echo(d.format(), err=True)
     else:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(printable(f"error: {exc}"), err=True)
 
 
 @contextmanager
@@ -161,13 +163,13 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...], games: int
     else:
         for f, ds, report in results:
             if not ds:
-                click.echo(f"{f}: ok")
+                click.echo(f"{printable(f)}: ok")
             for d in ds:
                 click.echo(d.format())
             if report is not None:
                 for problem in report.problems:
-                    click.echo(problem.format())
-                click.echo(report.summary())
+                    click.echo(printable(problem.format()))
+                click.echo(printable(report.summary()))
     if any(ds or (report is not None and not report.ok) for _, ds, report in results):
         raise click.exceptions.Exit(1)
 
@@ -220,13 +222,14 @@ def _mean_sd(s: dict) -> str:
 
 
 def format_report(r: dict) -> str:
-    """The simulation report as a few aligned tables, for reading in a terminal."""
+    """The simulation report as a few aligned tables, for reading in a terminal (names
+    from the game file with their control characters escaped)."""
     lines = [
-        f"{r['game']}: {r['games']} games, {r['players']} players, "
+        f"{printable(r['game'])}: {r['games']} games, {r['players']} players, "
         f"bots {', '.join(r['bots'])}, seed {r['seed']} ({r['seconds']:.2f} s)",
     ]
     if r["params"]:
-        params = ", ".join(f"{k}={json.dumps(v)}" for k, v in r["params"].items())
+        params = ", ".join(f"{printable(k)}={json.dumps(v)}" for k, v in r["params"].items())
         lines.append(f"params: {params}")
     lines += ["", "seat  win rate  score mean ± sd     min    max"]
     for s in r["by_seat"]:
@@ -247,8 +250,9 @@ def format_report(r: dict) -> str:
         "",
         "how games ended:",
     ]
-    width = max((len(k) for k in r["end_reasons"]), default=0)
-    for reason, count in r["end_reasons"].items():
+    reasons = {printable(k): v for k, v in r["end_reasons"].items()}
+    width = max((len(k) for k in reasons), default=0)
+    for reason, count in reasons.items():
         lines.append(f"  {reason:<{width}}  {count:>6}  {_pct(count / r['games'])}")
     return "\n".join(lines)
 
@@ -297,15 +301,18 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
         log = LogFile(log_file, file, overrides)
         if game.levels:
             if first_level > len(game.levels):
-                raise click.BadParameter(f"{game.name} has levels 1 to {len(game.levels)}",
+                raise click.BadParameter(f"{printable(game.name)} has levels 1 to "
+                                         f"{len(game.levels)}",
                                          param_hint="'--level'")
             play_levels(game, n, seat, human, bots, seed, first_level, paint, log)
             return
         agents, who = seat_agents(n, human, bots)
         state = game.new_game(players=n, seed=seed)
         rng = random.Random(derive_seed(seed, "bots", "play"))
+        # the seed deals every hidden part: a game with any is told its seed at the end
+        seed_note = "" if hides_information(game) else f"; seed {seed}"
         click.echo(paint(f"{game.name}, {n} players: ", bold=True)
-                   + ", ".join(who[s] for s in range(n)) + f"; seed {seed}")
+                   + ", ".join(who[s] for s in range(n)) + seed_note)
         echo_description(game, human)
         session = Session(state, who, paint, human, agents, rng, game.name)
         if run_session(session, log, "the game stops at"):

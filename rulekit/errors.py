@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rulekit.text import printable
+
 
 class RulekitError(Exception):
     """Base of every error a user can cause; the CLI prints it without a traceback."""
@@ -22,12 +24,15 @@ class Diagnostic:
     severity: str = "error"
 
     def format(self) -> str:
-        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
-        text = f"{where}: {self.severity}: {self.message}"
+        """The diagnostic as lines for a terminal; text quoted from a file (a key, a name,
+        a path) has its control characters escaped, so it cannot repaint the terminal."""
+        file = printable(self.file)
+        where = f"{file}:{self.line}:{self.col}" if self.line else file
+        text = f"{where}: {printable(self.severity)}: {printable(self.message)}"
         if self.path:
-            text += f"\n  at {self.path}"
+            text += f"\n  at {printable(self.path)}"
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {printable(self.hint)}"
         return text
 
     def as_dict(self) -> dict:

@@ -19,6 +19,7 @@ import click
 
 from rulekit.agents import Agent, make_agent
 from rulekit.errors import RulekitError
+from rulekit.text import printable
 
 
 def is_tty(stream: Any) -> bool:
@@ -34,13 +35,23 @@ class EndOfInput(Exception):
 
 
 class Paint:
-    """Colours for the terminal, or plain text: styles are added only when `on`."""
+    """Colours for the terminal, or plain text: styles are added only when `on`.
+
+    The text is one line; its control characters are escaped before the colours are
+    added, so a game's text never carries its own escape sequences to the terminal.
+    """
 
     def __init__(self, on: bool) -> None:
         self.on = on
 
     def __call__(self, text: str, **style: Any) -> str:
+        text = printable(text)
         return click.style(text, **style) if self.on else text
+
+
+def hides_information(game: Any) -> bool:
+    """Whether some of the game's state is hidden from some seats (hands, a stock)."""
+    return any(kind.hides_information for kind in game.components)
 
 
 def colour_wanted(no_color: bool) -> bool:
@@ -83,7 +94,7 @@ class LogFile:
                 f.write(log_text(state, self.game_file, self.overrides))
         except OSError as exc:
             raise RulekitError(f"cannot write the log {self.path}: {exc.strerror}") from None
-        click.echo(f"log written to {self.path}")
+        click.echo(f"log written to {printable(self.path)}")
 
 
 def run_session(session: Session, log: LogFile, stops: str) -> bool:
@@ -107,7 +118,7 @@ def echo_description(game: Any, human: int | None) -> None:
     """The game's description and, for a person, how to answer."""
     text = " ".join(str(game.spec.get("description") or "").split())
     if text:
-        click.echo(textwrap.fill(text, 88))
+        click.echo(textwrap.fill(printable(text), 88))
     if human is not None:
         click.echo("Type the number of a choice or its label; '?' explains the choices, "
                    "'quit' stops.")
@@ -145,7 +156,7 @@ class Session:
         self.human = human
         self.agents = agents or {}
         self.rng = rng or random.Random(0)
-        self.title = title
+        self.title = printable(title)
         self.pictures = pictures
         self.viewer = human
         self.shown = 0
@@ -218,14 +229,14 @@ class Session:
                 text = json.dumps(outcome)
                 if len(text) > 80 and isinstance(outcome, list):
                     text = f"{len(outcome)} items"
-            return f"{name}: {text}"
+            return printable(f"{name}: {text}")
         if "action" in entry:
             seat = entry.get("seat")
             forced = " (forced)" if entry.get("forced") else ""
-            line = f"{self._name(seat)}: {entry['action']}{forced}"
+            line = printable(f"{self._name(seat)}: {entry['action']}{forced}")
             return self.paint(line, bold=True) if seat == self.human else line
         if "say" in entry:
-            return str(entry["say"])
+            return printable(entry["say"])
         return json.dumps(entry)
 
     # ---- the picture ---------------------------------------------------------------------
@@ -240,6 +251,7 @@ class Session:
         head = f"== {self.title}, {when} =="
         click.echo("\n" + self.paint(head, fg="cyan", bold=True))
         for line in text.split("\n"):
+            line = printable(line)
             click.echo(self.paint(line, bold=True) if line.startswith("player ") else line)
 
     # ---- the person's choice -------------------------------------------------------------
@@ -248,7 +260,7 @@ class Session:
         st = self.state
         labels = [a.label for a in st.legal_actions()]
         self.show_picture()
-        click.echo(self.paint(f"\n{self._name(seat)}, your choice ('?' explains):", bold=True))
+        click.echo("\n" + self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
         self._list(labels)
         while True:
             click.echo("> ", nl=False)
@@ -257,7 +269,7 @@ class Session:
                 raise EndOfInput
             text = " ".join(line.split())
             if not is_tty(sys.stdin):
-                click.echo(text)  # a pipe is not echoed: keep the transcript legible
+                click.echo(printable(text))  # a pipe is not echoed: keep the transcript legible
             if not text:
                 continue
             if text.lower() in ("?", "help") and text not in labels:
@@ -268,18 +280,18 @@ class Session:
             label, why = match_label(text, labels)
             if label is not None:
                 if label != text:
-                    click.echo(f"  = {label}")
+                    click.echo(f"  = {printable(label)}")
                 return label
             click.echo(self.paint(why, fg="yellow"))
 
     def _list(self, labels: list[str]) -> None:
         for i, label in enumerate(labels, 1):
-            click.echo(f"  {self.paint(f'{i:>2}.', fg='cyan')} {label}")
+            click.echo(f"  {self.paint(f'{i:>2}.', fg='cyan')} {printable(label)}")
 
     def _help(self, labels: list[str]) -> None:
         text = self.state.decision_help()
         if text:
-            click.echo(textwrap.fill(" ".join(text.split()), 88))
+            click.echo(textwrap.fill(printable(" ".join(text.split())), 88))
         click.echo(textwrap.fill(
             f"Type a number from 1 to {len(labels)} or a label as listed (in any case; the "
             "first words of a label do when they fit one choice only). '#N' is always the "
@@ -336,7 +348,9 @@ def echo_result(session: Session) -> None:
                + ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
     label = "winner" if len(winners) == 1 else "winners (shared)"
     click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
-    click.echo(f"game ended by: {_end_reason(state)} after {state.turn} turns")
+    click.echo(f"game ended by: {printable(_end_reason(state))} after {state.turn} turns")
+    if hides_information(state.game):  # kept back until now: it decides everything hidden
+        click.echo(f"seed {state.seed}")
 
 
 def _end_reason(state: Any) -> str:
@@ -365,16 +379,18 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
     results: list[tuple[int, str, int, int, bool]] = []
     for i in range(first, len(levels) + 1):
         level = levels[i - 1]
-        name = str(level.get("name") or f"level {i}")
+        name = printable(level.get("name") or f"level {i}")
         minimum = int(level.get("min_score", 0))
         level_bots = level.get("bots") or bots
         if isinstance(level_bots, str):
             level_bots = [level_bots]
         agents, who = seat_agents(n, human, level_bots)
         level_seed = derive_seed(seed, "level", i)
-        click.echo(paint(f"\n=== {game.name}, level {i} of {len(levels)}: {name}; "
-                         f"score more than {minimum} to pass ===", fg="cyan", bold=True))
-        click.echo(", ".join(who[s] for s in range(n)) + f"; seed {level_seed}")
+        click.echo("\n" + paint(f"=== {game.name}, level {i} of {len(levels)}: {name}; "
+                                f"score more than {minimum} to pass ===", fg="cyan", bold=True))
+        # the seed deals every hidden part: a game with any is told its seed at the end
+        seed_note = "" if hides_information(game) else f"; seed {level_seed}"
+        click.echo(", ".join(who[s] for s in range(n)) + seed_note)
         if i == first:
             echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 import rulekit
 from rulekit.cli import main
+from rulekit.text import printable
 
 ROOT = Path(__file__).resolve().parent.parent
 BASES = sorted(p for p in (ROOT / "games").glob("*.yaml"))
@@ -157,8 +158,8 @@ def check_through_the_cli(path: Path) -> None:
         assert d["message"] and d["hint"] and "internal error" not in d["message"], d
     text = CliRunner().invoke(main, ["validate", str(path)])
     assert text.exit_code == result.exit_code and "Traceback" not in text.output
-    for d in entry["diagnostics"]:
-        assert f"{path}:{d['line']}:{d['col']}: error: {d['message']}" in text.output
+    for d in entry["diagnostics"]:  # the text shows a message's control characters escaped
+        assert f"{path}:{d['line']}:{d['col']}: error: {printable(d['message'])}" in text.output
 
 
 @pytest.mark.parametrize("base", BASES, ids=lambda p: p.name)

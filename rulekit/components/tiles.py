@@ -229,9 +229,14 @@ class TileSet(Kind):
         return {"tiles": sum(len(h) for h in hands) + len(stock)}
 
     def redeal_unseen(self, st: Any, seat: int, rng: Any) -> None:
-        """Deal the other hands and the stock anew from the tiles `seat` cannot see."""
+        """Deal the other hands and the stock anew from the tiles `seat` cannot see.
+
+        The pool is sorted by tile before the shuffle: in the true order (hands, then the
+        stock) it would carry where each tile really is into the copy.
+        """
         hands, stock = st.comps[self.index]
-        pool = [t for p, h in enumerate(hands) if p != seat for t in h] + stock
+        pool = sorted([t for p, h in enumerate(hands) if p != seat for t in h] + stock,
+                      key=_by_id)
         rng.shuffle(pool)
         k = 0
         for p, h in enumerate(hands):

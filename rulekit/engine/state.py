@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,7 @@ class State:
         self._pending_chance: Any = None
         self._stack: list = []
         self._dirty = False
+        self._view_seeds: tuple = (None, -1, {})  # (decision, log length, {seat: seed})
         self.comps: list[Any] = [kind.new_state(self) for kind in game.components]
         self._make_views()
         self._stack.append(SeqFrame(game.setup, {}, "setup"))
@@ -171,6 +173,7 @@ class State:
         c.gvars = dict(self.gvars)
         c.pvars = [dict(p) for p in self.pvars]
         c.log = list(self.log)
+        c._view_seeds = (None, -1, {})
         c.comps = [kind.copy_state(s) for kind, s in zip(self.game.components, self.comps)]
         c._make_views()
         stack = []
@@ -201,8 +204,10 @@ class State:
         if chosen is None:
             raise IllegalActionError(f"{label!r} is not a legal action now")
         if any(k.hides_information for k in self.game.components):
-            # seeded by the position, so that a bot's previews are reproducible
-            c = self.determinize(pending.seat, random.Random(f"{self.seed}:{len(self.log)}"))
+            # seeded by what the seat sees, never by the game's seed (which deals every
+            # hand): previews are reproducible, and equal for positions the seat cannot tell
+            # apart
+            c = self.determinize(pending.seat, random.Random(self._view_seed(pending.seat)))
         else:
             c = self.clone()
         if all(step.pure for step in chosen.steps):
@@ -223,13 +228,49 @@ class State:
         Other hands and the stock's order are dealt again from the pieces the seat has not
         seen, and the copy's chance outcomes come from a new RNG; what the seat sees stays.
         Bots that look ahead search such copies, so they decide from their seat's view.
+
+        The copy is a function of the seat's view, its public history and `rng` only: the
+        pieces are pooled in a fixed order before the shuffle, the outcomes of secret chance
+        steps (a deal) are dropped from the copy's log, and the copy has no seed; so two
+        positions the seat cannot tell apart give equal copies for equal `rng`s.
         """
         c = self.clone()
         for kind in self.game.components:
             if kind.hides_information:
                 kind.redeal_unseen(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
+        c.seed = None
+        secret = self._secret_chances()
+        if secret:
+            c.log = [{"chance": e["chance"]} if e.get("chance") in secret else e
+                     for e in c.log]
+        # the steps run so far may have followed hidden data: the copy gets a fresh budget
+        c._steps_left = self.game.max_steps
         return c
+
+    def _secret_chances(self) -> frozenset[str]:
+        """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);
+        by name, so a name that is secret for one kind is dropped for all (never too little)."""
+        return frozenset(name for kind in self.game.components
+                         for name, c in type(kind).chances.items() if not c.public)
+
+    def _view_seed(self, seat: int) -> int:
+        """A seed drawn from `view(seat)` alone: what the seat sees, nothing hidden.
+
+        Kept while the position stands (the same decision, the same log), since a bot
+        previews every legal action of one decision.
+        """
+        decision, length, seeds = self._view_seeds
+        if decision is not self._pending or length != len(self.log):
+            seeds = {}
+            self._view_seeds = (self._pending, len(self.log), seeds)
+        seed = seeds.get(seat)
+        if seed is None:
+            text = json.dumps(self.view(seat), sort_keys=True, separators=(",", ":"),
+                              default=str)
+            seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+            seeds[seat] = seed
+        return seed
 
     def view(self, seat: int | None = None) -> dict:
         """What `seat` may see, as plain data; hidden hands and stock order are masked."""

@@ -1,0 +1,205 @@
+"""Hidden information stays hidden: a bot's look-ahead copy depends on its seat's view
+only, and `rulekit play` keeps back the seed (which deals every hidden hand) until the
+game is over.
+
+Two games are dealt through the public API with imposed deals that look the same to one
+seat (its own hand, the same public moves) but differ in everything it cannot see: the
+other hands, the stock's order, the game's seed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import rulekit
+from rulekit.agents import GreedyAgent
+from rulekit.cli import main
+from rulekit.simulate import derive_seed
+
+ROOT = Path(__file__).resolve().parent.parent
+DOMINO7 = ROOT / "games" / "domino7.yaml"
+FIVES = ROOT / "games" / "variants" / "domino-fives.yaml"
+QWIXX = ROOT / "games" / "qwixx.yaml"
+
+
+def names(highest: int) -> list[str]:
+    return [f"{a}|{b}" for a in range(highest + 1) for b in range(a, highest + 1)]
+
+
+def outcome(order: list[str]) -> list[list[int]]:
+    """A deal outcome: the hands in seat order, then the stock from its front."""
+    return [[int(x) for x in t.split("|")] for t in order]
+
+
+def hands_with(fixed: list[list[str]], highest: int, size: int) -> list[list[str]]:
+    """Hands of `size` tiles that start with the `fixed` ones, the rest filled in set order."""
+    named = {t for h in fixed for t in h}
+    rest = iter(t for t in names(highest) if t not in named)
+    return [h + [next(rest) for _ in range(size - len(h))] for h in fixed]
+
+
+def dealt(game: rulekit.Game, players: int, seed: int, hands: list[list[str]],
+          stock: list[str], moves: list[str]) -> rulekit.State:
+    state = game.new_game(players=players, seed=seed)
+    state.resolve_chance(outcome([t for h in hands for t in h] + stock))
+    for label in moves:
+        state.apply(label)
+    return state
+
+
+def domino7_twins() -> tuple[rulekit.State, rulekit.State]:
+    """Two Domino 7 positions where seat 0 is to lay, equal in its eyes only.
+
+    Seat 0 opens with 12|12; seats 1, 2 and 3 lay 1|12, 2|12 and 1|3. In the second
+    game seats 2 and 3 hold each other's remaining tiles, the stock is reversed, and
+    the seed differs.
+    """
+    g = rulekit.load_game(DOMINO7)
+    hands = hands_with([["12|12", "2|3", "0|2", "0|3"], ["1|12"], ["2|12"], ["1|3"]], 12, 18)
+    stock = [t for t in names(12) if not any(t in h for h in hands)]
+    moves = ["12|12", "1|12 left", "2|12 right", "1|3 left"]
+    a = dealt(g, 4, 1, hands, stock, moves)
+    swapped = [hands[0], hands[1], hands[2][:1] + hands[3][1:], hands[3][:1] + hands[2][1:]]
+    b = dealt(g, 4, 2, swapped, stock[::-1], moves)
+    return a, b
+
+
+def fives_twins() -> tuple[rulekit.State, rulekit.State]:
+    """Two Domino Fives positions where seat 0 is to lay, equal in its eyes only: seat 1's
+    unplayed tiles are exchanged with tiles of the stock, and the stock is reordered."""
+    g = rulekit.load_game(FIVES)
+    hands = hands_with([["6|6", "4|5", "0|4", "5|6"], ["4|6"]], 6, 7)
+    stock = [t for t in names(6) if not any(t in h for h in hands)]
+    moves = ["6|6", "4|6 right"]
+    a = dealt(g, 2, 3, hands, stock, moves)
+    other = [hands[1][:1] + stock[:6], hands[1][1:] + stock[6:]]
+    b = dealt(g, 2, 4, [hands[0], other[0]], other[1][::-1], moves)
+    return a, b
+
+
+TWINS = {"domino7": domino7_twins, "domino-fives": fives_twins}
+
+
+@pytest.fixture(params=sorted(TWINS))
+def twins(request: pytest.FixtureRequest) -> tuple[rulekit.State, rulekit.State]:
+    a, b = TWINS[request.param]()
+    # the premise: seat 0 sees the same, and it has a real choice; the truth differs
+    assert a.current_player == b.current_player == 0
+    assert a.view(0) == b.view(0)
+    assert len(a.legal_actions()) > 1
+    assert a.view()["components"]["hand"] != b.view()["components"]["hand"]
+    return a, b
+
+
+def hidden_tiles(state: rulekit.State, seat: int) -> list[str]:
+    hand = state.view()["components"]["hand"]
+    return [t for s, h in enumerate(hand["hands"]) if s != seat for t in h["tiles"]] \
+        + hand["stock"]["order"]
+
+
+def test_positions_a_seat_cannot_tell_apart_give_equal_copies(twins) -> None:
+    a, b = twins
+    ca, cb = a.determinize(0, random.Random(5)), b.determinize(0, random.Random(5))
+    assert ca.view() == cb.view()
+    assert ca.log == cb.log
+    # the copies go on alike: the same random moves and chance outcomes give the same game
+    for copy in (ca, cb):
+        moves = random.Random(8)
+        while not copy.is_over:
+            if copy.is_chance:
+                copy.resolve_chance()
+            else:
+                copy.apply(moves.choice(copy.legal_actions()))
+    assert ca.view() == cb.view() and ca.log == cb.log and ca.scores() == cb.scores()
+
+
+def test_the_copy_holds_no_deal_outcome_and_no_seed(twins) -> None:
+    a, _ = twins
+    copy = a.determinize(0, random.Random(5))
+    assert copy.seed is None
+    deals = [e for e in copy.log if e.get("chance") == "deal"]
+    assert deals and all("outcome" not in e for e in deals)
+    # the real deal is still in the real game's log (for its replay), untouched
+    assert "outcome" in next(e for e in a.log if e.get("chance") == "deal")
+    # what seat 0 sees is kept: its hand and the line
+    assert copy.view(0) == a.view(0)
+
+
+def test_the_copy_is_not_the_true_deal_in_another_order(twins) -> None:
+    """Dealt from the unseen tiles in a fixed order: the same rng gives the same copy
+    whether the truth is one deal or the other, so the copy says nothing of either."""
+    a, b = twins
+    copies = [s.determinize(0, random.Random(k)) for s in (a, b) for k in range(3)]
+    assert [hidden_tiles(c, 0) for c in copies[:3]] == [hidden_tiles(c, 0) for c in copies[3:]]
+    assert sorted(hidden_tiles(copies[0], 0)) == sorted(hidden_tiles(a, 0))
+
+
+def test_previews_and_the_greedy_bot_decide_alike_on_both(twins) -> None:
+    a, b = twins
+    labels = [x.label for x in a.legal_actions()]
+    assert labels == [x.label for x in b.legal_actions()]
+    for label in labels:
+        pa, pb = a.preview(label), b.preview(label)
+        assert pa.view() == pb.view() and pa.scores() == pb.scores()
+        assert pa.view() == a.preview(label).view()  # reproducible for the same position
+    bot = GreedyAgent()
+    for k in range(5):
+        assert bot.choose(a, random.Random(k)).label == bot.choose(b, random.Random(k)).label
+
+
+def test_a_preview_is_not_seeded_by_the_game_seed() -> None:
+    """The same position dealt under two seeds previews the same way."""
+    g = rulekit.load_game(FIVES)
+    hands = hands_with([["6|6", "4|5", "0|4", "5|6"], ["4|6"]], 6, 7)
+    stock = [t for t in names(6) if not any(t in h for h in hands)]
+    a = dealt(g, 2, 10, hands, stock, ["6|6", "4|6 right"])
+    b = dealt(g, 2, 11, hands, stock, ["6|6", "4|6 right"])
+    assert a.view() == b.view() and a.seed != b.seed
+    for action in a.legal_actions():
+        assert a.preview(action.label).view() == b.preview(action.label).view()
+
+
+# ---- the seed in `rulekit play` ----------------------------------------------------------------
+def run(*args: str, input: str | None = None) -> Result:
+    result = CliRunner().invoke(main, list(args), input=input)
+    assert "Traceback" not in result.output
+    if result.exception is not None:
+        assert isinstance(result.exception, SystemExit), repr(result.exception)
+    return result
+
+
+def shows(seed: int, text: str) -> bool:
+    return re.search(rf"(?<!\d){seed}(?!\d)", text) is not None
+
+
+def test_play_keeps_back_the_seed_of_a_hidden_game_until_it_is_over(tmp_path: Path) -> None:
+    log = tmp_path / "fives.jsonl"
+    args = ["play", str(FIVES), "--seed", "1", "--log", str(log)]
+    # enough input for level 1 (which this seed passes) and one answer in level 2
+    answers = run(*args, input="1\n" * 400).output.split("game ended by: ")[0].count("\n> ")
+    out = run(*args, input="1\n" * (answers + 1)).output
+    first, second = derive_seed(1, "level", 1), derive_seed(1, "level", 2)
+    assert out.count("game ended by: ") == 1 and "the series stops at level 2" in out
+    during, after = out.split("game ended by: ")
+    assert "seed" not in during and not shows(first, during)
+    assert re.search(rf"^seed {first}$", after, re.M)
+    # level 2 is not over: its seed is never shown, but the log keeps it for the replay
+    assert not shows(second, out)
+    assert json.loads(log.read_text().splitlines()[0])["seed"] == second
+
+
+def test_play_keeps_back_the_seed_when_the_person_quits(tmp_path: Path) -> None:
+    out = run("play", str(DOMINO7), "--seed", "4242", input="1\nquit\n").output
+    assert "you quit" in out
+    assert not shows(4242, out) and not shows(derive_seed(4242, "level", 1), out)
+
+
+def test_a_game_without_hidden_parts_still_shows_its_seed_at_the_start() -> None:
+    out = run("play", str(QWIXX), "--seed", "4242", input="pass\n").output
+    assert "; seed 4242" in out.splitlines()[0]
