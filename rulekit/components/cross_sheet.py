@@ -144,6 +144,7 @@ class CrossSheet(Kind):
                 "description": "name: {cells: expression giving the row's values left to right}",
                 "type": "object",
                 "minProperties": 1,
+                "maxProperties": 100,
                 "additionalProperties": {
                     "type": "object",
                     "required": ["cells"],

@@ -120,6 +120,7 @@ class Dice(Kind):
                 "description": "name: number of sides, for each die",
                 "type": "object",
                 "minProperties": 1,
+                "maxProperties": 100,
                 "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1000},
             },
         },

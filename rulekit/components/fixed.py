@@ -10,8 +10,34 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.expr import ANY, INT, STR, ListT, Scope, Type
+from rulekit.expr.budget import WORK_AT_LOAD, BudgetExceeded, limit
 from rulekit.expr.types import fits, type_of_value
 from rulekit.spec.source import Path_ as Path
+
+
+#: the most entries a list in a component's config may have (cells, keys, items, lengths)
+MAX_ITEMS = 1_000
+
+
+class Seats:
+    """Stands in for a game state where only the player count matters (values worked out
+    at load for every player count the game allows)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+
+#: what a value worked out at load may raise: a bad index, a division by 0, a budget
+LOAD_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, RecursionError,
+               BudgetExceeded)
+
+
+def for_players(fn: Any, n: int, env: dict | None = None) -> Any:
+    """fn's value in a game of `n` players, under the work budget of one load-time value."""
+    with limit(WORK_AT_LOAD, "a value worked out at load"):
+        return fn(Seats(n), env or {})
 
 
 def fixed_value(b: Any, path: Path, value: Any, expect: Type) -> Any:
@@ -25,10 +51,14 @@ def fixed_value(b: Any, path: Path, value: Any, expect: Type) -> Any:
             b.error(path, "this value must be fixed when the game loads",
                     "use literals and params only")
             return None
-        return c.fn(None, {})
-    if isinstance(value, bool) or not fits(type_of_value(value), expect):
+        value = c.fn(None, {})
+    elif isinstance(value, bool) or not fits(type_of_value(value), expect):
         b.error(path, f"expected {expect.name} (or an expression giving one), got {value!r}",
                 "write a literal such as [1, 2, 3], or an expression of params in quotes")
+        return None
+    if isinstance(value, list) and len(value) > MAX_ITEMS:
+        b.error(path, f"{len(value)} entries, more than the {MAX_ITEMS} a component may have",
+                "a board game needs far fewer; is a range or a param wrong?")
         return None
     return value
 
@@ -58,8 +88,9 @@ def key_list(b: Any, path: Path, value: Any, what: str) -> tuple[list, Type]:
     return keys, key_t
 
 
-def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int) -> list[int]:
-    """`n` whole numbers of at least `least`, one per key; a single number is used for all."""
+def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int,
+             most: int) -> list[int]:
+    """`n` whole numbers from `least` to `most`, one per key; a single number is used for all."""
     if n == 0:
         return []  # the keys were wrong, and that is reported already
     if isinstance(value, int) and not isinstance(value, bool):
@@ -74,8 +105,8 @@ def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int) -> l
                     "give one value per key, or one number for all")
             return [least] * n
     for v in values:
-        if v < least:
-            b.error(path, f"{what} must be at least {least}, got {v}",
-                    f"every value here is {least} or more")
+        if not least <= v <= most:
+            b.error(path, f"{what} must be from {least} to {most}, got {v}",
+                    f"every value here is {least} or more, and at most {most}")
             return [least] * n
     return values

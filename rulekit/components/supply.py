@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
-from rulekit.components.fixed import key_list
+from rulekit.components.fixed import LOAD_ERRORS, for_players, key_list
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT, Scope
 
@@ -90,15 +90,6 @@ class SupplyView:
         return self.kind.name if self.seat is None else f"{self.kind.name} of player {self.seat}"
 
 
-class _Seats:
-    """Stands in for a game state when starting counts are worked out at load time."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-
-
 @register
 class Supply(Kind):
     kind = "supply"
@@ -152,8 +143,8 @@ class Supply(Kind):
             counts = []
             for i, k in enumerate(self.keys):
                 try:
-                    v = c.fn(_Seats(n), {"key": k, "index": i})
-                except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+                    v = for_players(c.fn, n, {"key": k, "index": i})
+                except LOAD_ERRORS as exc:
                     b.error(path, f"pile {k!r} with {n} players: {exc}",
                             "does a params list have one value per key?")
                     return

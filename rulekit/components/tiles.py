@@ -13,6 +13,7 @@ from operator import attrgetter
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.components.fixed import LOAD_ERRORS, for_players
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, ListT, Method, ObjT, Scope
 from rulekit.expr.scope import Global
@@ -121,15 +122,6 @@ class TileSetView:
         return st.gviews[self.kind.index]
 
 
-class _Seats:
-    """Stands in for a state when a hand size is worked out for a player count."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-
-
 @register
 class TileSet(Kind):
     kind = "tile_set"
@@ -194,8 +186,8 @@ class TileSet(Kind):
         lo, hi = players.get("min", 1), players.get("max", players.get("min", 1))
         for n in range(lo, hi + 1):
             try:
-                size = self.hand_size(_Seats(n), {})
-            except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+                size = for_players(self.hand_size, n)
+            except LOAD_ERRORS as exc:
                 b.error(path, f"hand_size with {n} players: {exc}",
                         "it must give a whole number for every player count of the game")
                 break

@@ -15,6 +15,9 @@ from rulekit.components.fixed import fixed_value, int_list, key_list
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT
 
+#: the most fields a lane may have (a long race track has about a hundred)
+MAX_FIELDS = 200
+
 #: the type of a player argument; object types fit by name, so this matches the game's own
 PLAYER = ObjT("Player")
 
@@ -161,7 +164,7 @@ class Track(Kind):
         self.lanes, key_t = key_list(b, b.path + ("lanes",), conf.get("lanes"), "lane")
         self.lane_index = {k: i for i, k in enumerate(self.lanes)}
         self.lengths = int_list(b, b.path + ("lengths",), conf.get("lengths"), len(self.lanes),
-                                "lengths", 1)
+                                "lengths", 1, MAX_FIELDS)
         self.last_capacity: int | None = None
         if conf.get("last_capacity") is not None:
             path = b.path + ("last_capacity",)

@@ -12,6 +12,7 @@ from typing import Any
 
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY, Kind
+from rulekit.components.fixed import LOAD_ERRORS, for_players
 from rulekit.engine import steps as S
 from rulekit.errors import Diagnostic
 from rulekit.expr import (
@@ -31,6 +32,7 @@ from rulekit.expr import (
     compile_expr,
     compile_template,
 )
+from rulekit.expr.budget import charge
 from rulekit.spec.source import Path_, Source
 
 _VAR_TYPES = {bool: BOOL, int: INT, float: NUM, str: STR}
@@ -147,15 +149,6 @@ class Builder:
             return None, scope
 
 
-class _Seats:
-    """Stands in for a state where only the player count matters (load-time values)."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-
-
 def _broken(st: Any, env: dict) -> Any:
     raise AssertionError("a game with compile errors cannot run")
 
@@ -235,7 +228,19 @@ def _view_prop(kind: Kind) -> property:
 
 
 def _define_prop(fn: S.Fn) -> property:
-    return property(lambda self: fn(self.st, {"player": self}))
+    def get(self: PlayerBase) -> Any:
+        charge(1)  # defines that use defines twice double the work at every level
+        return fn(self.st, {"player": self})
+
+    return property(get)
+
+
+def _define_global(fn: S.Fn) -> Callable[[Any], Any]:
+    def get(st: Any) -> Any:
+        charge(1)
+        return fn(st, {})
+
+    return get
 
 
 class GameBuild:
@@ -355,7 +360,7 @@ class GameBuild:
             else:
                 c = b.expr(path, text, self.scope)
                 if c is not None:
-                    globs[name] = Global(c.type, lambda st, f=c.fn: f(st, {}))
+                    globs[name] = Global(c.type, _define_global(c.fn))
                     self.scope = Scope(self.params, globs, {})
                     self.pscope = self.scope.with_locals(player=player_t)
         out["player_class"] = type("Player", (PlayerBase,), ns)
@@ -454,8 +459,8 @@ class GameBuild:
                     bounds.append(None)
                     continue
                 try:
-                    bounds.append(fns[key](_Seats(n), {}))
-                except (ArithmeticError, LookupError, TypeError, ValueError) as exc:
+                    bounds.append(for_players(fns[key], n))
+                except LOAD_ERRORS as exc:
                     b.error(("score_bounds", key), f"score_bounds.{key} with {n} players: {exc}",
                             "it may use params and player_count only")
                     return {}

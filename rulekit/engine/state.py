@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rulekit.engine.steps import Action, Decision, Effects, SeqFrame, WindowFrame
 from rulekit.errors import (
@@ -15,9 +17,36 @@ from rulekit.errors import (
     IllegalActionError,
     RulekitError,
 )
+from rulekit.expr import budget
 
 if TYPE_CHECKING:
     from rulekit.engine.game import Game
+
+T = TypeVar("T")
+
+
+#: what each metered call is called in a budget's message
+_CALLS = {"apply": "one move", "resolve_chance": "one chance step", "_start": "the setup",
+          "scores": "the scores", "preview": "one preview", "render": "the picture",
+          "decision_help": "the help text"}
+
+
+def _metered(method: Callable[..., T]) -> Callable[..., T]:
+    """A public call runs under the work budget of one call, within what the game has left,
+    so that neither one move nor a whole game of expensive moves can run for ever."""
+    what = _CALLS[method.__name__]
+
+    @functools.wraps(method)
+    def run(self: State, *args: Any, **kwargs: Any) -> T:
+        units = min(budget.WORK_PER_CALL, self._work_left)
+        old = budget.swap(units, what if units == budget.WORK_PER_CALL
+                          else f"{what} (the game has used nearly all its work)")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._work_left -= units - budget.restore(old)
+
+    return run
 
 
 class State:
@@ -42,6 +71,8 @@ class State:
         self.end_reason: str | None = None
         self._ending = False
         self._steps_left = game.max_steps
+        self._work_left = budget.WORK_PER_GAME
+        self._log_chars = 0
         self.log: list[dict] = []
         self._pending: Decision | None = None
         self._pending_chance: Any = None
@@ -51,6 +82,10 @@ class State:
         self.comps: list[Any] = [kind.new_state(self) for kind in game.components]
         self._make_views()
         self._stack.append(SeqFrame(game.setup, {}, "setup"))
+        self._start()
+
+    @_metered
+    def _start(self) -> None:
         self._run()
 
     def _make_views(self) -> None:
@@ -82,6 +117,7 @@ class State:
             raise IllegalActionError("a chance step is due: call resolve_chance() first")
         return list(self._pending.actions)
 
+    @_metered
     def apply(self, action: Action | str) -> None:
         """Play a legal action (or its label); an illegal one raises and changes nothing."""
         pending = self._pending
@@ -130,6 +166,7 @@ class State:
         except RUNTIME_ERRORS as exc:
             raise _failed(getattr(step, "where", ""), "an action", exc) from exc
 
+    @_metered
     def resolve_chance(self, outcome: Any = None) -> Any:
         """Sample the due chance step from the game's RNG, or impose `outcome`; returns it."""
         step = self._pending_chance
@@ -149,6 +186,7 @@ class State:
         self._run()
         return outcome
 
+    @_metered
     def scores(self) -> list[int]:
         fn = self.game.score
         out = []
@@ -190,6 +228,7 @@ class State:
             c._pending = Decision(d.seat, [_rebind_action(a, c) for a in d.actions], window)
         return c
 
+    @_metered
     def preview(self, action: Action | str) -> State:
         """A copy with the action's effects applied at once, for bots that evaluate moves.
 
@@ -293,10 +332,12 @@ class State:
             if self._pending is not None and (seat is None or seat == self._pending.seat) else [],
         }
 
+    @_metered
     def render(self, seat: int | None = None) -> str:
         """The game as text for a person at `seat`."""
         return self.game.render(self, seat)
 
+    @_metered
     def decision_help(self) -> str:
         """The game file's `help:` text of the decision now due ("" if it has none).
 
@@ -425,11 +466,17 @@ class State:
 _NO_NAMES: dict = {}
 
 #: what a game file's expressions can raise while a game runs (a bad index, a division by 0)
-RUNTIME_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError)
+RUNTIME_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
+                  RecursionError, budget.BudgetExceeded)
 
 
 def _failed(where: str, what: str, exc: Exception) -> FlowError:
     where = f"{where}: " if where else ""
+    if isinstance(exc, budget.BudgetExceeded):
+        return FlowError(f"{where}{what} went past a budget while the game ran: {exc}")
+    if isinstance(exc, RecursionError):
+        return FlowError(f"{where}{what} failed while the game ran: its expressions nest too "
+                         "deeply (defines that use defines, many levels down?)")
     return FlowError(f"{where}{what} failed while the game ran: "
                      f"{type(exc).__name__}: {exc}")
 

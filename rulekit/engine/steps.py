@@ -8,11 +8,13 @@ that `clone` can copy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulekit.errors import EndlessFlowError, FlowError, NoOptionError
+from rulekit.expr.budget import MAX_LABEL, MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
 
 if TYPE_CHECKING:
     from rulekit.engine.state import State
@@ -124,9 +126,15 @@ class SetVar(Step):
             store = self.who(st, env).vars
         if self.add:
             value = store[self.name] + value
-        if value.__class__ is int and not -MAX_INT < value < MAX_INT:
-            raise FlowError(f"{self.where}: variable '{self.name}' would hold {_magnitude(value)}, "
-                            f"more than {len(str(MAX_INT)) - 1} digits; does it grow without end?")
+        if value.__class__ is int:
+            if not -MAX_INT < value < MAX_INT:
+                raise FlowError(f"{self.where}: variable '{self.name}' would hold "
+                                f"{_magnitude(value)}, more than {len(str(MAX_INT)) - 1} "
+                                "digits; does it grow without end?")
+        elif value.__class__ is float and not math.isfinite(value):
+            raise FlowError(f"{self.where}: variable '{self.name}' would hold {value}, "
+                            "which is not a number a rule can use; is something divided by "
+                            "a tiny number, or multiplied without end?")
         store[self.name] = value
         st._dirty = True
         return False
@@ -155,7 +163,12 @@ class Say(Step):
         self.text = text
 
     def run(self, st: State, env: dict) -> bool:
-        st.log.append({"say": self.text(st, env)})
+        text = self.text(st, env)
+        st._log_chars += len(text)
+        if st._log_chars > MAX_LOG_CHARS:
+            raise BudgetExceeded(f"the game's `say` lines would hold more than "
+                                 f"{MAX_LOG_CHARS} characters")
+        st.log.append({"say": text})
         return False
 
 
@@ -286,6 +299,8 @@ class Option:
                     if cond(st, e):
                         label = label_fn(st, e)
                         if label not in seen:
+                            if len(label) > MAX_LABEL or len(out) >= MAX_OPTIONS:
+                                raise _too_many(label, out)
                             seen.add(label)
                             out.append(Action(label, seat, steps, e))
             return generate
@@ -304,6 +319,8 @@ class Option:
                         if cond(st, e):
                             label = label_fn(st, e)
                             if label not in seen:
+                                if len(label) > MAX_LABEL or len(out) >= MAX_OPTIONS:
+                                    raise _too_many(label, out)
                                 seen.add(label)
                                 out.append(Action(label, seat, steps, e))
             return generate
@@ -315,9 +332,20 @@ class Option:
                 if cond(st, e):
                     label = label_fn(st, e)
                     if label not in seen:
+                        if len(label) > MAX_LABEL or len(out) >= MAX_OPTIONS:
+                            raise _too_many(label, out)
                         seen.add(label)
                         out.append(Action(label, seat, steps, e))
         return generate
+
+
+def _too_many(label: str, out: list) -> BudgetExceeded:
+    """A decision that offers too many options, or one with a label too long to show."""
+    if len(label) > MAX_LABEL:
+        return BudgetExceeded(f"a label of {len(label)} characters, more than the {MAX_LABEL} "
+                              "a choice may have")
+    return BudgetExceeded(f"more than {MAX_OPTIONS} options in one decision; do its `for` "
+                          "clauses run over far more than the rules need?")
 
 
 class Action:

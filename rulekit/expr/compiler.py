@@ -20,6 +20,7 @@ from typing import Any
 from lark import Token, Tree
 
 from rulekit.expr import runtime
+from rulekit.expr.budget import MAX_INT_BITS, WORK_AT_LOAD, BudgetExceeded, charged, limit
 from rulekit.expr.errors import ExprError
 from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, COMPARE, FUNCTION, SWAPPED
 from rulekit.expr.parser import parse
@@ -127,6 +128,8 @@ def _constant(value: Any, type_: Type, pos: Pos) -> _N:
 
 
 def _describe(ex: BaseException) -> str:
+    if isinstance(ex, BudgetExceeded):
+        return str(ex)
     if isinstance(ex, ZeroDivisionError):
         return "division by zero"
     if isinstance(ex, KeyError):
@@ -161,7 +164,8 @@ def _make(
         return _N(fn, type_, pos, dyn=dyn, free=fr, err=err)
     if not dyn and not fr:
         try:
-            value = fn(None, {})
+            with limit(WORK_AT_LOAD, "a constant worked out at load"):
+                value = fn(None, {})
         except Exception as ex:  # a constant part that always fails
             bad = ExprError(f"this always fails: {_describe(ex)}", column=pos[1], line=pos[0])
             return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
@@ -357,7 +361,12 @@ class _Compiler:
     # -- literals ----------------------------------------------------------------------
 
     def _int(self, tree: Tree, scope: Scope) -> _N:
-        return _constant(int(tree.children[0]), INT, _pos(tree))
+        text = str(tree.children[0]).replace("_", "")
+        if len(text) > MAX_INT_BITS // 3:  # int() itself refuses 4,300 digits and more
+            raise self._error(f"a number of {len(text)} digits: too large", _pos(tree),
+                              f"whole numbers have at most {MAX_INT_BITS} bits (about 300 "
+                              "digits)")
+        return _constant(int(text), INT, _pos(tree))
 
     def _float(self, tree: Tree, scope: Scope) -> _N:
         return _constant(float(tree.children[0]), NUM, _pos(tree))
@@ -676,7 +685,7 @@ class _Compiler:
         for name, it, conds in levels:
             kept = [c for c in conds if not (c.const and c.value)]
             cond_fn = _all_of([c.fn for c in kept]) if kept else None
-            built.append((name, it.iter_fn or it.fn, cond_fn))
+            built.append((name, _metered(it.iter_fn or it.fn), cond_fn))
 
         fast = False
         if len(built) == 1:
@@ -938,11 +947,31 @@ class _Compiler:
         return _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a])
 
 
+#: a constant list this short is scanned by `in` without charging its length
+SHORT_LIST = 64
+
+
 def _binary_node(op: str, left: _N, right: _N, type_: Type, pos: Pos) -> _N:
+    checked = _checked_op(op, left, right, type_)
+    if checked is not None:  # the cost or size of the result grows with the operands
+        return _make(_call_fn(checked, [left, right]), type_, pos, [left, right])
     node = _make(_binary_fn(op, left, right), type_, pos, [left, right])
     if not node.const and node.err is None:
         node.vf = _binary_vf(op, left, right)
     return node
+
+
+def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any], Any] | None:
+    """The budget-keeping function for `+` on strings or lists and `in` on long lists."""
+    if op == "+":
+        if type_ is STR:
+            return runtime.concat_str
+        if isinstance(type_, ListT):
+            return runtime.concat_list
+    elif op in ("in", "not in") and isinstance(right.type, ListT):
+        if not (right.const and len(right.value) <= SHORT_LIST):
+            return runtime.contains if op == "in" else runtime.not_contains
+    return None
 
 
 def _binary_fn(op: str, left: _N, right: _N) -> Fn:
@@ -1032,6 +1061,11 @@ def _plural(n: int, word: str) -> str:
 
 
 _NO_FILTER: Any = object()
+
+
+def _metered(itf: Fn) -> Fn:
+    """What a loop runs over, charged by its length against the work budget."""
+    return lambda st, env: charged(itf(st, env))
 
 
 def _loop_var_plan(
@@ -1257,7 +1291,12 @@ def _over(func: Callable[[Any], Any], args: list[_N], gen: _Gen | None, type_: T
     if gen is not None and gen.fast and gen.lazy is not None:
         lazy = gen.lazy
         return _make(lambda st, env: func(lazy(st, env)), type_, pos, args)
-    return _apply(func, args, type_, pos)
+    return _apply(_scanning(func), args, type_, pos)
+
+
+def _scanning(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """func(xs) for a builtin that reads all of xs: charged by its length."""
+    return lambda xs: func(charged(xs))
 
 
 def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
@@ -1365,7 +1404,7 @@ def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     if gen is not None and gen.lazy is not None:
         lazy = gen.lazy
         return _make(lambda st, env: func(lazy(st, env)), BOOL, pos, [arg])
-    return _apply(func, args, BOOL, pos)
+    return _apply(_scanning(func), args, BOOL, pos)
 
 
 def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
@@ -1381,7 +1420,7 @@ def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
 def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
     _arity(c, name, pos, args, 1, 1)
     elem = _list_arg(c, name, args[0])
-    return _apply(runtime.reversed_list, args, ListT(elem), pos)
+    return _apply(_scanning(runtime.reversed_list), args, ListT(elem), pos)
 
 
 def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
@@ -1549,7 +1588,7 @@ def compile_bindings(
             if node.err is not None:
                 raise node.err
             elem = compiler.elem_type(node)
-            clauses.append((name, node.iter_fn or node.fn))
+            clauses.append((name, _metered(node.iter_fn or node.fn)))
             inner = inner.with_locals(**{name: elem})
         return _bindings_iterator(clauses), inner
 

@@ -19,7 +19,8 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.expr.runtime import div, power
+from rulekit.expr.budget import charge
+from rulekit.expr.runtime import div, mul, power
 
 Fn = Callable[[Any, dict], Any]
 
@@ -42,14 +43,14 @@ BINARY: dict[str, tuple[Callable[..., Fn], ...]] = {
         lambda g, n, c: lambda st, env: g(env[n]) - c,
         lambda g, r, c: lambda st, env: g(r(st)) - c,
     ),
-    "*": (
-        lambda a, b: lambda st, env: a(st, env) * b(st, env),
-        lambda a, c: lambda st, env: a(st, env) * c,
-        lambda c, b: lambda st, env: c * b(st, env),
-        lambda n, c: lambda st, env: env[n] * c,
-        lambda n, m: lambda st, env: env[n] * env[m],
-        lambda g, n, c: lambda st, env: g(env[n]) * c,
-        lambda g, r, c: lambda st, env: g(r(st)) * c,
+    "*": (  # through mul(): whole numbers multiplied again and again grow without end
+        lambda a, b: lambda st, env: mul(a(st, env), b(st, env)),
+        lambda a, c: lambda st, env: mul(a(st, env), c),
+        lambda c, b: lambda st, env: mul(c, b(st, env)),
+        lambda n, c: lambda st, env: mul(env[n], c),
+        lambda n, m: lambda st, env: mul(env[n], env[m]),
+        lambda g, n, c: lambda st, env: mul(g(env[n]), c),
+        lambda g, r, c: lambda st, env: mul(g(r(st)), c),
     ),
     "/": (
         lambda a, b: lambda st, env: div(a(st, env), b(st, env)),
@@ -163,11 +164,13 @@ BINARY: dict[str, tuple[Callable[..., Fn], ...]] = {
 
 
 def _contains(a: Any, b: Any) -> bool:
+    if b.__class__ is list:  # a scan: charged by its length
+        charge(len(b))
     return a in b
 
 
 def _not_contains(a: Any, b: Any) -> bool:
-    return a not in b
+    return not _contains(a, b)
 
 
 # Plain two-argument functions, for chained comparisons (`a < b <= c`).
@@ -186,7 +189,7 @@ COMPARE: dict[str, Callable[[Any, Any], Any]] = {
 FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add,
     "-": operator.sub,
-    "*": operator.mul,
+    "*": mul,
     "/": div,
     "//": operator.floordiv,
     "%": operator.mod,
@@ -208,5 +211,5 @@ SWAPPED: dict[str, Callable[[Any, Any], Any]] = {
 }
 COMMUTATIVE_FOR_NUMBERS: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add,
-    "*": operator.mul,
+    "*": mul,
 }

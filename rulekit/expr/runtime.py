@@ -1,6 +1,8 @@
 """Small run-time helpers shared by compiled closures.
 
 Everything here runs inside the engine's inner loop, so each helper is as plain as possible.
+The helpers for operations whose cost or result grows with their operands (joining, long
+scans, multiplying) also keep to the budgets of `rulekit.expr.budget`.
 """
 
 from __future__ import annotations
@@ -8,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from typing import Any
+
+from rulekit.expr.budget import MAX_INT_BITS, MAX_LIST, MAX_STR, BudgetExceeded, charge, too_long
 
 
 def div(a: Any, b: Any) -> Any:
@@ -52,23 +56,69 @@ def reversed_list(xs: Iterable[Any]) -> list[Any]:
 
 def join(sep: str, xs: Iterable[Any]) -> str:
     """join(sep, xs): renders every element like a label does."""
-    return sep.join([render(x) for x in xs])
+    return join_str(sep, [render(x) for x in xs])
 
 
 def join_str(sep: str, xs: Iterable[str]) -> str:
-    """join() of elements known to be strings."""
-    return sep.join(xs)
+    """join() of elements known to be strings, no longer than a string may be."""
+    parts = xs if xs.__class__ is list else list(xs)
+    charge(len(parts))
+    size = sum(map(len, parts)) + len(sep) * (len(parts) - 1)
+    if size > MAX_STR:
+        raise _long_string(size)
+    charge(size >> 4)
+    return sep.join(parts)
+
+
+def _long_string(n: int) -> BudgetExceeded:
+    return BudgetExceeded(f"a string of {n} characters, more than the {MAX_STR} allowed")
+
+
+def concat_str(a: str, b: str) -> str:
+    """`+` on two strings, no longer than a string may be."""
+    n = len(a) + len(b)
+    if n > MAX_STR:
+        raise _long_string(n)
+    charge(n >> 4)  # every new string takes memory: many long ones are work too
+    return a + b
+
+
+def concat_list(a: list, b: list) -> list:
+    """`+` on two lists: a new list, charged by its length and no longer than a list may be."""
+    n = len(a) + len(b)
+    if n > MAX_LIST:
+        raise too_long("a list", n, MAX_LIST)
+    charge(n)
+    return a + b
+
+
+def contains(x: Any, xs: list) -> bool:
+    """`x in xs` for a list, whose scan is charged by its length."""
+    charge(len(xs))
+    return x in xs
+
+
+def not_contains(x: Any, xs: list) -> bool:
+    charge(len(xs))
+    return x not in xs
+
+
+def check_text(s: str) -> str:
+    """A finished string (a template's text), refused when it is too long."""
+    if len(s) > MAX_STR:
+        raise _long_string(len(s))
+    return s
 
 
 #: the most numbers a range() may give while a game runs: more is a mistake in the rules
-MAX_RANGE = 100_000
-#: the most bits a power may have: 10 ** 300 fits, a power that fills the memory does not
-MAX_POWER_BITS = 1_000
+MAX_RANGE = MAX_LIST
 
 
 def range_list(*args: int) -> list[int]:
     """range() as the language sees it: a real list, so `+`, indexing and `in` all work."""
-    return list(range_iter(*args))
+    r = range_iter(*args)
+    charge(len(r))
+    return list(r)
 
 
 def range_iter(*args: int) -> range:
@@ -79,17 +129,29 @@ def range_iter(*args: int) -> range:
     except OverflowError:
         n = MAX_RANGE + 1
     if n > MAX_RANGE:
-        raise ValueError(f"range({', '.join(map(str, args))}) would give more than "
-                         f"{MAX_RANGE} numbers")
+        raise too_long(f"range({', '.join(map(str, args))})", n, MAX_RANGE)
     return r
 
 
 def power(a: Any, b: Any) -> Any:
     """`**`, refused when the result would be astronomically large."""
     if (b.__class__ is int and a.__class__ is int and b > 0 and (a > 1 or a < -1)
-            and a.bit_length() * b > MAX_POWER_BITS):
-        raise OverflowError(f"{a} ** {b} is too large a number")
+            and a.bit_length() * b > MAX_INT_BITS):
+        raise _big(f"{a} ** {b}")
     return a ** b
+
+
+def mul(a: Any, b: Any) -> Any:
+    """`*`, refused when a whole number would grow past MAX_INT_BITS."""
+    r = a * b
+    if r.__class__ is int and r.bit_length() > MAX_INT_BITS:
+        raise _big("this product")
+    return r
+
+
+def _big(what: str) -> BudgetExceeded:
+    return BudgetExceeded(f"{what} is too large a number (more than {MAX_INT_BITS} bits, "
+                          "about 300 digits)")
 
 
 floor = math.floor

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rulekit.expr import runtime
+from rulekit.expr.budget import MAX_STR, BudgetExceeded, charge
 from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
@@ -141,12 +142,19 @@ def _assemble(pieces: list[str | tuple[Fn, Callable[[Any], str]]]) -> Fn:
         (f1, r1, t1), (f2, r2, t2) = pairs
         return lambda st, env: head + r1(f1(st, env)) + t1 + r2(f2(st, env)) + t2
     frozen = tuple(pairs)
+    # each value is a string of at most MAX_STR characters, but many of them are not
+    most = MAX_STR + len(head) + sum(len(t) for _f, _r, t in frozen)
 
     def template(st: Any, env: dict) -> str:
         out = [head]
         for f, r, t in frozen:
             out.append(r(f(st, env)))
             out.append(t)
-        return "".join(out)
+        text = "".join(out)
+        charge(len(text) >> 4)
+        if len(text) > most:
+            raise BudgetExceeded(f"a text of {len(text)} characters, more than the "
+                                 f"{MAX_STR} allowed besides the template's own")
+        return text
 
     return template

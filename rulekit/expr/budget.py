@@ -1,0 +1,98 @@
+"""Size and work budgets: how much one evaluation of a game file's expressions may cost.
+
+A hostile or careless game file must fail with a located error in a second or two, never
+hang or fill the memory. Sizes are checked where values grow (joining strings and lists,
+multiplying numbers); work is counted where loops run (comprehensions, `for` bindings,
+option generators, defines, scans of long lists), charged in bulk by the length of what
+is looped over, so that the hot path pays one call per loop rather than per element.
+
+The meter is one number for the process: a game runs in one thread at a time, and each
+public call of the State API (and each value worked out at load) sets it for its own
+run. The counts are deterministic, so a game that runs out of work does so on every
+machine alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sized
+from contextlib import contextmanager
+from typing import Any
+
+#: the most characters one string may have (labels, messages, string variables)
+MAX_STR = 10_000
+#: the most elements a list built by an expression may have (`+`, range)
+MAX_LIST = 100_000
+#: the most bits a whole number may have: about 300 decimal digits
+MAX_INT_BITS = 1_000
+#: the most options one decision may offer, and the most characters of one option's label
+MAX_OPTIONS = 10_000
+MAX_LABEL = 200
+#: the most characters of `say` lines one game may log
+MAX_LOG_CHARS = 1_000_000
+#: work units of one call of the State API (one move, one roll, the scores): about a second
+WORK_PER_CALL = 2_000_000
+#: work units of a whole game, so that a long game of expensive moves still ends
+WORK_PER_GAME = 10 * WORK_PER_CALL
+#: work units of one value worked out while a game file loads
+WORK_AT_LOAD = 1_000_000
+
+
+class BudgetExceeded(Exception):
+    """An evaluation went past a size or work budget.
+
+    Raised deep inside compiled expressions, where the position is not known; the engine
+    and the loader catch it with the other run-time errors and add where it happened.
+    """
+
+
+_left = WORK_PER_CALL
+_what = "one move"
+
+
+def charge(n: int) -> None:
+    """Count `n` units of work (elements looped over, scanned or built)."""
+    global _left
+    _left -= n
+    if _left < 0:
+        raise BudgetExceeded(f"more work than {_what} may take: its loops and list scans "
+                             "went past the budget; does a loop run over far more than the "
+                             "rules need?")
+
+
+def charged(items: Any) -> Any:
+    """`items`, after charging its length: a loop over it is about to run."""
+    global _left
+    _left -= len(items) if isinstance(items, Sized) else 1
+    if _left < 0:
+        charge(0)
+    return items
+
+
+def swap(units: int, what: str = "one move") -> tuple[int, str]:
+    """Give the meter `units` for `what`; returns what it had, for `restore`."""
+    global _left, _what
+    old = (_left, _what)
+    _left, _what = units, what
+    return old
+
+
+def restore(old: tuple[int, str]) -> int:
+    """Put back what `swap` returned; returns the units that were left."""
+    global _left, _what
+    left = _left
+    _left, _what = old
+    return left
+
+
+@contextmanager
+def limit(units: int, what: str) -> Iterator[None]:
+    """Run a block under a budget of its own (load-time values, folding constants)."""
+    old = swap(units, what)
+    try:
+        yield
+    finally:
+        restore(old)
+
+
+def too_long(what: str, n: int, most: int) -> BudgetExceeded:
+    return BudgetExceeded(f"{what} would have {n} elements, more than the {most} allowed")
