@@ -14,7 +14,6 @@ from rulekit.expr.budget import WORK_AT_LOAD, BudgetExceeded, limit
 from rulekit.expr.types import fits, type_of_value
 from rulekit.spec.source import Path_ as Path
 
-
 #: the most entries a list in a component's config may have (cells, keys, items, lengths)
 MAX_ITEMS = 1_000
 

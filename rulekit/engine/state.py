@@ -36,15 +36,25 @@ def _metered(method: Callable[..., T]) -> Callable[..., T]:
     so that neither one move nor a whole game of expensive moves can run for ever."""
     what = _CALLS[method.__name__]
 
+    late = f"{what} (the game has used nearly all its work)"
+    per_call = budget.WORK_PER_CALL
+
     @functools.wraps(method)
     def run(self: State, *args: Any, **kwargs: Any) -> T:
-        units = min(budget.WORK_PER_CALL, self._work_left)
-        old = budget.swap(units, what if units == budget.WORK_PER_CALL
-                          else f"{what} (the game has used nearly all its work)")
+        # the meter's fields are set directly: this runs for every move of every game
+        units = self._work_left
+        if units >= per_call:
+            units = per_call
+            now = what
+        else:
+            now = late
+        old, old_what = budget._left, budget._what
+        budget._left, budget._what = units, now
         try:
             return method(self, *args, **kwargs)
         finally:
-            self._work_left -= units - budget.restore(old)
+            self._work_left -= units - budget._left
+            budget._left, budget._what = old, old_what
 
     return run
 

@@ -14,7 +14,7 @@ machine alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sized
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -59,13 +59,33 @@ def charge(n: int) -> None:
                              "rules need?")
 
 
-def charged(items: Any) -> Any:
-    """`items`, after charging its length: a loop over it is about to run."""
+def metered(itf: Callable[[Any, dict], Any]) -> Callable[[Any, dict], Any]:
+    """What a loop runs over (`itf(st, env)`), charged by its length when the loop starts."""
+
+    def items(st: Any, env: dict) -> Any:
+        global _left
+        xs = itf(st, env)
+        try:
+            _left -= len(xs)
+        except TypeError:  # an iterator: its producer was charged already
+            _left -= 1
+        if _left < 0:
+            charge(0)
+        return xs
+
+    return items
+
+
+def charged(xs: Any) -> Any:
+    """`xs`, after charging its length: a builtin is about to read all of it."""
     global _left
-    _left -= len(items) if isinstance(items, Sized) else 1
+    try:
+        _left -= len(xs)
+    except TypeError:
+        _left -= 1
     if _left < 0:
         charge(0)
-    return items
+    return xs
 
 
 def swap(units: int, what: str = "one move") -> tuple[int, str]:

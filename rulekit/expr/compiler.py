@@ -20,7 +20,14 @@ from typing import Any
 from lark import Token, Tree
 
 from rulekit.expr import runtime
-from rulekit.expr.budget import MAX_INT_BITS, WORK_AT_LOAD, BudgetExceeded, charged, limit
+from rulekit.expr.budget import (
+    MAX_INT_BITS,
+    WORK_AT_LOAD,
+    BudgetExceeded,
+    charged,
+    limit,
+    metered,
+)
 from rulekit.expr.errors import ExprError
 from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, COMPARE, FUNCTION, SWAPPED
 from rulekit.expr.parser import parse
@@ -685,7 +692,7 @@ class _Compiler:
         for name, it, conds in levels:
             kept = [c for c in conds if not (c.const and c.value)]
             cond_fn = _all_of([c.fn for c in kept]) if kept else None
-            built.append((name, _metered(it.iter_fn or it.fn), cond_fn))
+            built.append((name, metered(it.iter_fn or it.fn), cond_fn))
 
         fast = False
         if len(built) == 1:
@@ -1061,11 +1068,6 @@ def _plural(n: int, word: str) -> str:
 
 
 _NO_FILTER: Any = object()
-
-
-def _metered(itf: Fn) -> Fn:
-    """What a loop runs over, charged by its length against the work budget."""
-    return lambda st, env: charged(itf(st, env))
 
 
 def _loop_var_plan(
@@ -1588,7 +1590,7 @@ def compile_bindings(
             if node.err is not None:
                 raise node.err
             elem = compiler.elem_type(node)
-            clauses.append((name, _metered(node.iter_fn or node.fn)))
+            clauses.append((name, metered(node.iter_fn or node.fn)))
             inner = inner.with_locals(**{name: elem})
         return _bindings_iterator(clauses), inner
 
