@@ -67,13 +67,13 @@ def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[
     return names
 
 
-def _load(file: str, sets: Sequence[str]) -> Any:
+def _load(file: str, sets: Sequence[str], roots: Sequence[str] = ()) -> Any:
     """The game with `--set` overrides; errors are RulekitErrors for `_user_errors`."""
     import rulekit
     from rulekit.spec.params import parse_set_options
 
     overrides = parse_set_options(list(sets)) if sets else None
-    return rulekit.load_game(file, overrides=overrides)
+    return rulekit.load_game(file, overrides=overrides, extends_roots=roots)
 
 
 def _players(game: Any, players: int | None) -> int:
@@ -91,6 +91,11 @@ _bots_option = click.option(
 _set_option = click.option(
     "--set", "sets", multiple=True, metavar="NAME=VALUE",
     help="override a param of the game; the value is read as YAML (repeatable)")
+_extends_option = click.option(
+    "--allow-extends", "extends_roots", multiple=True, metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="let `extends:` read base files from DIR and below (repeatable); by default a "
+         "file extends only files in its own folder or below")
 _seed_option = click.option("--seed", type=int, default=0, show_default=True,
                             help="seed of every random choice, for reproducible runs")
 
@@ -107,11 +112,13 @@ def main() -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="human-readable lines, or JSON for tools")
 @_set_option
+@_extends_option
 @click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
               help="after the checks, play N random games per valid file (seeds 0..N-1, the "
                    "player counts in turn) and report games that never end, decisions without "
                    "a legal option, failures and scores outside score_bounds")
-def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...], games: int | None) -> None:
+def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
+             extends_roots: tuple[str, ...], games: int | None) -> None:
     """Check game files against the schema and the semantic rules.
 
     Exit code 0 when every file is valid (and, with --simulate, every game went well),
@@ -132,7 +139,7 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...], games: int
         diagnostics: list[Diagnostic] = []
         report = None
         try:
-            game = rulekit.load_game(file, overrides=overrides)
+            game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
         except GameFileError as exc:
             diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
         except RulekitError as exc:
@@ -191,14 +198,15 @@ def schema() -> None:
 @_bots_option
 @_seed_option
 @_set_option
+@_extends_option
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def simulate(file: str, games: int, players: int | None, bots: list[str], seed: int,
-             sets: tuple[str, ...], as_json: bool) -> None:
+             sets: tuple[str, ...], extends_roots: tuple[str, ...], as_json: bool) -> None:
     """Let bots play many games and report win rates, scores, length and how games ended."""
     from rulekit.simulate import simulate as run
 
     with _user_errors():
-        game = _load(file, sets)
+        game = _load(file, sets, extends_roots)
         n = _players(game, players)
         if games >= 50 and is_tty(sys.stderr):
             with click.progressbar(length=games, label="simulating", file=sys.stderr) as bar:
@@ -266,6 +274,7 @@ _no_color_option = click.option("--no-color", is_flag=True,
 @_bots_option
 @_seed_option
 @_set_option
+@_extends_option
 @click.option("--auto", is_flag=True, help="bots play every seat, you only watch")
 @click.option("--level", "first_level", type=click.IntRange(min=1), default=1,
               show_default=True, help="for a game with levels: the level to start at")
@@ -274,8 +283,8 @@ _no_color_option = click.option("--no-color", is_flag=True,
                    "in a series of levels it holds the level played last")
 @_no_color_option
 def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
-         sets: tuple[str, ...], auto: bool, first_level: int, log_file: str | None,
-         no_color: bool) -> None:
+         sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool, first_level: int,
+         log_file: str | None, no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
@@ -287,7 +296,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
 
     paint = Paint(colour_wanted(no_color))
     with _user_errors():
-        game = _load(file, sets)
+        game = _load(file, sets, extends_roots)
         overrides = parse_set_options(list(sets)) if sets else {}
         n = _players(game, players)
         if not auto and not 0 <= seat < n:

@@ -298,7 +298,8 @@ def test_ctrl_c_stops_cleanly_and_an_unwritable_log_is_said_first(tmp_path: Path
 
 def test_help_and_display_texts_are_checked_when_the_file_loads(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text(f"extends: {QWIXX}\n"
+    shutil.copy(QWIXX, tmp_path)  # a base lies next to its variant
+    path.write_text("extends: qwixx.yaml\n"
                     "display:\n  player: \"penalties {player.penaltys}\"\n"
                     "flow:\n  turn:\n    - roll: dice\n    - choose:\n"
                     "        pass: pass\n        help: \"{dice.purple}\"\n"
