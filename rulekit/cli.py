@@ -8,7 +8,6 @@ Python traceback for anything a user can cause.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 from collections.abc import Iterator, Sequence
@@ -326,22 +325,26 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
 @main.command()
 @click.argument("log", type=click.Path())
 @click.option("--game", "game_file", type=click.Path(), default=None,
-              help="the game file  [default: the log's, found from here or next to the log]")
+              help="the game file  [default: the one the log names, if it lies next to the "
+                   "log: in the log's folder or below]")
+@_extends_option
 @_no_color_option
-def replay(log: str, game_file: str | None, no_color: bool) -> None:
+def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
+           no_color: bool) -> None:
     """Rebuild a logged game exactly and print its course and result.
 
-    Exit code 1 when the log does not fit the game file; the message names the log's
-    first line that does not fit.
+    The game file is the one named with --game, or else the one the log names if it lies
+    next to the log (a log may come from someone else: it cannot make rulekit read a file
+    elsewhere); the first line says which. Exit code 1 when the log is malformed or does
+    not fit the game file; the message names the log's line.
     """
-    import rulekit
-    from rulekit.replay import read_log, rebuild
+    from rulekit.replay import load_game_of, read_log, rebuild
 
     paint = Paint(colour_wanted(no_color))
     with _user_errors():
         glog = read_log(log)
-        path = game_file or _game_of_log(glog.game, log)
-        game = rulekit.load_game(path, overrides=glog.overrides or None)
+        game, path = load_game_of(glog, game_file, extends_roots)
+        click.echo(f"game file: {path} ({'--game' if game_file else 'named by the log'})")
         rebuild(game, glog)  # the whole log must fit before any of it is shown
         state = game.new_game(players=glog.players, seed=glog.seed)
         click.echo(paint(f"{game.name}, {state.n} players; replay of {log}", bold=True))
@@ -369,17 +372,6 @@ def _next_step(steps: Iterator[dict]) -> dict:
     if step is None:
         raise EndOfInput
     return step
-
-
-def _game_of_log(game: str, log: str) -> str:
-    """The log's game file: as written (from the current directory), else next to the log."""
-    if os.path.isfile(game):
-        return game
-    beside = os.path.join(os.path.dirname(log), game)
-    if not os.path.isabs(game) and os.path.isfile(beside):
-        return beside
-    raise RulekitError(f"{log}:1: the log's game file {game!r} is not found here or next to "
-                       "the log; name it with --game")
 
 
 if __name__ == "__main__":
