@@ -26,6 +26,8 @@ _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 Path_ = tuple  # a path inside the document: keys and list indexes
+_STD = "tag:yaml.org,2002:"
+_PLAIN_TAGS = (_STD + "map", _STD + "seq")
 
 
 class _KeyMark:
@@ -108,6 +110,10 @@ class _Builder:
             raise self.fail(node, f"nesting deeper than {MAX_DEPTH} levels",
                             "aliases (*name) nested in each other deepen the document", path)
         m = node.start_mark
+        if node.tag not in _PLAIN_TAGS and not isinstance(node, yaml.ScalarNode):
+            # a tag on a list or mapping (!!python/..., !!set, !!omap) would be dropped
+            raise self.fail(node, f"the YAML tag {node.tag.replace(_STD, '!!')} is not "
+                            "supported", "write plain lists and mappings, without !tags", path)
         style = getattr(node, "style", None) or None  # libyaml gives '' for plain scalars
         self.positions[path] = Pos(self.file, m.line + 1, m.column + 1, style)
         if isinstance(node, yaml.MappingNode):
