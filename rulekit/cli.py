@@ -8,7 +8,6 @@ Python traceback for anything a user can cause.
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 from collections.abc import Iterator, Sequence
@@ -69,13 +68,13 @@ def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[
     return names
 
 
-def _load(file: str, sets: Sequence[str]) -> Any:
+def _load(file: str, sets: Sequence[str], roots: Sequence[str] = ()) -> Any:
     """The game with `--set` overrides; errors are RulekitErrors for `_user_errors`."""
     import rulekit
     from rulekit.spec.params import parse_set_options
 
     overrides = parse_set_options(list(sets)) if sets else None
-    return rulekit.load_game(file, overrides=overrides)
+    return rulekit.load_game(file, overrides=overrides, extends_roots=roots)
 
 
 def _players(game: Any, players: int | None) -> int:
@@ -93,6 +92,11 @@ _bots_option = click.option(
 _set_option = click.option(
     "--set", "sets", multiple=True, metavar="NAME=VALUE",
     help="override a param of the game; the value is read as YAML (repeatable)")
+_extends_option = click.option(
+    "--allow-extends", "extends_roots", multiple=True, metavar="DIR",
+    type=click.Path(file_okay=False),
+    help="let `extends:` read base files from DIR and below (repeatable); by default a "
+         "file extends only files in its own folder or below")
 _seed_option = click.option("--seed", type=int, default=0, show_default=True,
                             help="seed of every random choice, for reproducible runs")
 
@@ -109,11 +113,13 @@ def main() -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="human-readable lines, or JSON for tools")
 @_set_option
+@_extends_option
 @click.option("--simulate", "games", type=click.IntRange(min=1), default=None, metavar="N",
               help="after the checks, play N random games per valid file (seeds 0..N-1, the "
                    "player counts in turn) and report games that never end, decisions without "
                    "a legal option, failures and scores outside score_bounds")
-def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...], games: int | None) -> None:
+def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
+             extends_roots: tuple[str, ...], games: int | None) -> None:
     """Check game files against the schema and the semantic rules.
 
     Exit code 0 when every file is valid (and, with --simulate, every game went well),
@@ -134,7 +140,7 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...], games: int
         diagnostics: list[Diagnostic] = []
         report = None
         try:
-            game = rulekit.load_game(file, overrides=overrides)
+            game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
         except GameFileError as exc:
             diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
         except RulekitError as exc:
@@ -193,14 +199,15 @@ def schema() -> None:
 @_bots_option
 @_seed_option
 @_set_option
+@_extends_option
 @click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
 def simulate(file: str, games: int, players: int | None, bots: list[str], seed: int,
-             sets: tuple[str, ...], as_json: bool) -> None:
+             sets: tuple[str, ...], extends_roots: tuple[str, ...], as_json: bool) -> None:
     """Let bots play many games and report win rates, scores, length and how games ended."""
     from rulekit.simulate import simulate as run
 
     with _user_errors():
-        game = _load(file, sets)
+        game = _load(file, sets, extends_roots)
         n = _players(game, players)
         if games >= 50 and is_tty(sys.stderr):
             with click.progressbar(length=games, label="simulating", file=sys.stderr) as bar:
@@ -270,6 +277,7 @@ _no_color_option = click.option("--no-color", is_flag=True,
 @_bots_option
 @_seed_option
 @_set_option
+@_extends_option
 @click.option("--auto", is_flag=True, help="bots play every seat, you only watch")
 @click.option("--level", "first_level", type=click.IntRange(min=1), default=1,
               show_default=True, help="for a game with levels: the level to start at")
@@ -278,8 +286,8 @@ _no_color_option = click.option("--no-color", is_flag=True,
                    "in a series of levels it holds the level played last")
 @_no_color_option
 def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
-         sets: tuple[str, ...], auto: bool, first_level: int, log_file: str | None,
-         no_color: bool) -> None:
+         sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool, first_level: int,
+         log_file: str | None, no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
@@ -291,7 +299,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
 
     paint = Paint(colour_wanted(no_color))
     with _user_errors():
-        game = _load(file, sets)
+        game = _load(file, sets, extends_roots)
         overrides = parse_set_options(list(sets)) if sets else {}
         n = _players(game, players)
         if not auto and not 0 <= seat < n:
@@ -324,22 +332,26 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
 @main.command()
 @click.argument("log", type=click.Path())
 @click.option("--game", "game_file", type=click.Path(), default=None,
-              help="the game file  [default: the log's, found from here or next to the log]")
+              help="the game file  [default: the one the log names, if it lies next to the "
+                   "log: in the log's folder or below]")
+@_extends_option
 @_no_color_option
-def replay(log: str, game_file: str | None, no_color: bool) -> None:
+def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
+           no_color: bool) -> None:
     """Rebuild a logged game exactly and print its course and result.
 
-    Exit code 1 when the log does not fit the game file; the message names the log's
-    first line that does not fit.
+    The game file is the one named with --game, or else the one the log names if it lies
+    next to the log (a log may come from someone else: it cannot make rulekit read a file
+    elsewhere); the first line says which. Exit code 1 when the log is malformed or does
+    not fit the game file; the message names the log's line.
     """
-    import rulekit
-    from rulekit.replay import read_log, rebuild
+    from rulekit.replay import load_game_of, read_log, rebuild
 
     paint = Paint(colour_wanted(no_color))
     with _user_errors():
         glog = read_log(log)
-        path = game_file or _game_of_log(glog.game, log)
-        game = rulekit.load_game(path, overrides=glog.overrides or None)
+        game, path = load_game_of(glog, game_file, extends_roots)
+        click.echo(f"game file: {path} ({'--game' if game_file else 'named by the log'})")
         rebuild(game, glog)  # the whole log must fit before any of it is shown
         state = game.new_game(players=glog.players, seed=glog.seed)
         click.echo(paint(f"{game.name}, {state.n} players; replay of {log}", bold=True))
@@ -367,17 +379,6 @@ def _next_step(steps: Iterator[dict]) -> dict:
     if step is None:
         raise EndOfInput
     return step
-
-
-def _game_of_log(game: str, log: str) -> str:
-    """The log's game file: as written (from the current directory), else next to the log."""
-    if os.path.isfile(game):
-        return game
-    beside = os.path.join(os.path.dirname(log), game)
-    if not os.path.isabs(game) and os.path.isfile(beside):
-        return beside
-    raise RulekitError(f"{log}:1: the log's game file {game!r} is not found here or next to "
-                       "the log; name it with --game")
 
 
 if __name__ == "__main__":

@@ -64,8 +64,9 @@ def colour_wanted(no_color: bool) -> bool:
 class LogFile:
     """Where `--log` writes the game's log: at its end, and when it stops early.
 
-    The log names a relative game file relative to itself, so that `rulekit replay`
-    finds it from anywhere as long as the two stay together.
+    The log names the game file relative to itself, so that `rulekit replay` finds it
+    from anywhere as long as the two stay together (it reads a game file the log names
+    only in the log's folder or below).
     """
 
     def __init__(self, path: str | None, game_file: str, overrides: dict[str, Any]) -> None:
@@ -74,11 +75,10 @@ class LogFile:
         self.overrides = overrides
         if path is None:
             return
-        if not os.path.isabs(game_file):
-            try:
-                self.game_file = os.path.relpath(game_file, os.path.dirname(os.path.abspath(path)))
-            except ValueError:  # another drive
-                self.game_file = os.path.abspath(game_file)
+        try:
+            self.game_file = os.path.relpath(game_file, os.path.dirname(os.path.abspath(path)))
+        except ValueError:  # another drive
+            self.game_file = os.path.abspath(game_file)
         try:  # a log that cannot be written is said before the game, not after it
             open(path, "a", encoding="utf-8").close()
         except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from functools import cache
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from rulekit.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMINO7 = ROOT / "games" / "domino7.yaml"
-FIVES = ROOT / "games" / "variants" / "domino-fives.yaml"
+FIVES = ROOT / "games" / "domino-fives.yaml"
 
 
 @cache
@@ -417,7 +418,8 @@ def test_simulate_plays_domino7_with_four_players() -> None:
 
 def levels_file(tmp_path: Path, levels: str) -> str:
     path = tmp_path / "series.yaml"
-    path.write_text(f"extends: {DOMINO7}\nname: Series\nlevels:\n{levels}")
+    shutil.copy(DOMINO7, tmp_path)  # a base lies next to its variant
+    path.write_text(f"extends: domino7.yaml\nname: Series\nlevels:\n{levels}")
     return str(path)
 
 
@@ -465,7 +467,8 @@ def test_a_level_with_an_unknown_bot_is_a_located_error(tmp_path) -> None:
 # ---- mistakes in a file ------------------------------------------------------------------------
 def test_hands_that_do_not_fit_the_set_are_a_located_error(tmp_path) -> None:
     path = tmp_path / "big.yaml"
-    path.write_text(f"extends: {DOMINO7}\nparams:\n  hand_size: {{default: 23}}\n")
+    shutil.copy(DOMINO7, tmp_path)
+    path.write_text("extends: domino7.yaml\nparams:\n  hand_size: {default: 23}\n")
     with pytest.raises(rulekit.GameFileError) as err:
         rulekit.load_game(path)
     (d,) = err.value.diagnostics

@@ -23,8 +23,10 @@ from rulekit.cli import main
 from rulekit.text import printable
 
 ROOT = Path(__file__).resolve().parent.parent
-BASES = sorted(p for p in (ROOT / "games").glob("*.yaml"))
-VARIANTS = sorted((ROOT / "games" / "variants").glob("*.yaml"))
+#: the shipped games, and their variants (files that extend a game next to them)
+SHIPPED = sorted((ROOT / "games").glob("*.yaml"))
+VARIANTS = [p for p in SHIPPED if re.search(r"^extends:", p.read_text(), re.M)]
+BASES = [p for p in SHIPPED if p not in VARIANTS]
 #: mutants per shipped game file, and how many of them go through the command line
 MUTANTS_PER_FILE = 600
 CLI_EVERY = 4
@@ -188,7 +190,7 @@ def test_mutated_files_get_a_located_answer(base: Path, tmp_path: Path) -> None:
 def test_mutated_variants_point_into_the_file_at_fault(tmp_path: Path) -> None:
     for variant in VARIANTS:
         shutil.copytree(ROOT / "games", tmp_path / variant.stem, dirs_exist_ok=True)
-        target = tmp_path / variant.stem / "variants" / variant.name
+        target = tmp_path / variant.stem / variant.name
         rng = random.Random(variant.name)
         for _ in range(60):
             target.write_text(mutants(variant.read_text(), rng))

@@ -2,6 +2,7 @@
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,8 @@ from rulekit.cli import main
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 LEVELX = GAMES / "levelx.yaml"
-LONG = GAMES / "variants" / "levelx-long.yaml"
-BLOCK = GAMES / "variants" / "levelx-block.yaml"
+LONG = GAMES / "levelx-long.yaml"
+BLOCK = GAMES / "levelx-block.yaml"
 SUMS = [5, 6, 7, 8, 9, 10]
 
 # rolls that offer a given choice (the groups in brackets act)
@@ -431,7 +432,8 @@ def test_simulate_rejects_a_bad_set():
 
 def test_a_broken_variant_gets_located_errors(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(f"extends: {LEVELX}\n"
+    shutil.copy(LEVELX, tmp_path)  # a base lies next to its variant
+    bad.write_text("extends: levelx.yaml\n"
                    "components:\n"
                    "  board:\n"
                    "    lanes: '[5, 5, 6]'\n"

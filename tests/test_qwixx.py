@@ -272,7 +272,7 @@ def test_params_change_the_score(game):
 
 
 def test_variant_lets_the_active_player_take_the_colour_sum_first():
-    g = rulekit.load_game(GAMES / "variants" / "qwixx-any-order.yaml")
+    g = rulekit.load_game(GAMES / "qwixx-any-order.yaml")
     s = g.new_game(players=2, seed=1)
     s.resolve_chance(dice(3, 4, red=6))
     assert labels(s) == ["colour sum first", "white sum first"]

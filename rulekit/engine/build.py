@@ -7,6 +7,7 @@ all before it gives up, so a designer sees every mistake of a file at once.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -459,11 +460,21 @@ class GameBuild:
                     bounds.append(None)
                     continue
                 try:
-                    bounds.append(for_players(fns[key], n))
+                    value = for_players(fns[key], n)
                 except LOAD_ERRORS as exc:
                     b.error(("score_bounds", key), f"score_bounds.{key} with {n} players: {exc}",
                             "it may use params and player_count only")
                     return {}
+                # an operand of unknown type can slip a text or an infinity past the types
+                if (not isinstance(value, (int, float)) or isinstance(value, bool)
+                        or not math.isfinite(value)):
+                    shown = (repr(value)[:40] if isinstance(value, (str, float))
+                             else f"a {type(value).__name__}")
+                    b.error(("score_bounds", key), f"score_bounds.{key} with {n} players is "
+                            f"{shown}, not a finite number", "write a number, or an expression "
+                            "of params and player_count that gives one")
+                    return {}
+                bounds.append(value)
             if bounds[0] is not None and bounds[1] is not None and bounds[0] > bounds[1]:
                 b.error(("score_bounds",), f"score_bounds: min {bounds[0]} is greater than max "
                         f"{bounds[1]} with {n} players", "swap them, or check the params")

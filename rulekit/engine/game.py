@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -170,6 +171,11 @@ def _part(path: str) -> list[str]:
     return parts[:1]
 
 
-def load_game(path: str | Path, overrides: dict[str, Any] | None = None) -> Game:
-    """Read, check and compile a game file; `overrides` set params by name."""
-    return check_source(load_source(path), overrides)
+def load_game(path: str | Path, overrides: dict[str, Any] | None = None,
+              extends_roots: Sequence[str | Path] = ()) -> Game:
+    """Read, check and compile a game file; `overrides` set params by name.
+
+    `extends:` reads only files in the folder of the file that names it (or below);
+    `extends_roots` lists further folders the user allows it to read from.
+    """
+    return check_source(load_source(path, extends_roots), overrides)

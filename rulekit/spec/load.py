@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -9,25 +12,38 @@ from rulekit.errors import GameFileError
 from rulekit.spec.source import KEY, Path_, Pos, Source, read_file
 
 MAX_EXTENDS = 16
+#: what a base file's name ends with
+SUFFIXES = (".yaml", ".yml")
 
 
-def load_source(path: str | Path) -> Source:
-    """Read a game file and every file it extends; a variant's keys win over its base's."""
-    return _load(Path(path), [])
+def load_source(path: str | Path, extends_roots: Sequence[str | Path] = ()) -> Source:
+    """Read a game file and every file it extends; a variant's keys win over its base's.
+
+    `extends:` reaches only regular .yaml files in the folder of the file that names it
+    or below; `extends_roots` names further folders (and everything below them) that the
+    user allows. The check is made on the real path, symbolic links followed, before the
+    base is opened: a file outside is never read, so none of it can show in a message.
+    """
+    roots = tuple(Path(os.path.realpath(r)) for r in extends_roots)
+    return _load(Path(path), [], roots)
 
 
-def _load(path: Path, chain: list[Path]) -> Source:
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _load(path: Path, chain: list[Path], roots: tuple[Path, ...]) -> Source:
     src = read_file(path)
     data = src.data
     if not isinstance(data, dict) or "extends" not in data:
         return src
     base_ref = data["extends"]
-    if not isinstance(base_ref, str) or not base_ref:
+    if not isinstance(base_ref, str) or not base_ref or "\0" in base_ref:
         raise GameFileError([src.diag(("extends",), "extends: needs the path of a game file",
-                                      hint="for example extends: ../base.yaml (relative to this "
-                                           "file)")])
-    base_path = (path.parent / base_ref).resolve()
-    here = path.resolve()
+                                      hint="for example extends: base.yaml (relative to this "
+                                           "file, in its folder or below)")])
+    here = Path(os.path.realpath(path))
+    base_path = _base_path(src, path, base_ref, roots)
     if base_path in chain + [here]:
         cycle = " -> ".join(str(p.name) for p in chain + [here, base_path])
         raise GameFileError([src.diag(("extends",), f"extends: forms a cycle ({cycle})",
@@ -36,14 +52,50 @@ def _load(path: Path, chain: list[Path]) -> Source:
     if len(chain) >= MAX_EXTENDS:
         raise GameFileError([src.diag(("extends",), "extends: chain is too long",
                                       hint=f"at most {MAX_EXTENDS} files may extend each other")])
-    if not base_path.is_file():
-        raise GameFileError([src.diag(("extends",), f"extends: no such file '{base_ref}'",
-                                      hint=f"looked for {base_path}")])
-    base = _load(base_path, chain + [here])
+    base = _load(base_path, chain + [here], roots)
+    if not isinstance(base.data, dict):
+        raise GameFileError([src.diag(("extends",), f"extends: '{base_ref}' is not a game file",
+                                      hint="a base file is a mapping of keys such as `name:` "
+                                           "and `flow:`")])
     positions = dict(base.positions)
     merged = _merge(base.data, data, (), src.positions, positions)
     merged.pop("extends", None)
     return Source(merged, positions, src.file)
+
+
+def _base_path(src: Source, path: Path, ref: str, roots: tuple[Path, ...]) -> Path:
+    """The real path of the base a file names, if the user allows it to be read."""
+    folder = Path(os.path.realpath(path.parent))
+    written = Path(os.path.normpath(folder / ref))
+    real = Path(os.path.realpath(folder / ref))
+    widen = ("or allow its folder with --allow-extends DIR (extends_roots=[DIR] in "
+             "load_game)")
+    if not any(_inside(real, f) for f in (folder,) + roots):
+        if Path(ref).is_absolute() or Path(ref).drive:
+            why = "is an absolute path"
+        elif not _inside(written, folder):
+            why = "leaves the folder of this file"
+        else:
+            why = "is a link that leads outside the folder of this file"
+        raise GameFileError([src.diag(("extends",), f"extends: '{ref}' {why}",
+                                      hint="a base file lies in the folder of its variant or "
+                                           f"below it: move it there, {widen}")])
+    if real.suffix.lower() not in SUFFIXES:
+        raise GameFileError([src.diag(("extends",), f"extends: '{ref}' is not a game file",
+                                      hint="a base file is YAML, named *.yaml or *.yml")])
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        raise GameFileError([src.diag(("extends",), f"extends: no such file '{ref}'",
+                                      hint=f"looked for {real}")]) from None
+    except (OSError, ValueError) as exc:
+        raise GameFileError([src.diag(("extends",), f"extends: cannot read '{ref}'",
+                                      hint=str(getattr(exc, "strerror", None) or exc))]) from None
+    if not stat.S_ISREG(mode):
+        raise GameFileError([src.diag(("extends",), f"extends: '{ref}' is not a regular file",
+                                      hint="a base file is a YAML text file, not a folder, "
+                                           "a device or a pipe")])
+    return real
 
 
 def _merge(base: Any, over: Any, path: Path_, over_pos: dict[Path_, Pos],

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import difflib
+import math
 from typing import Any
 
-import yaml
-
 from rulekit.errors import Diagnostic, GameFileError
-from rulekit.spec.source import Source
+from rulekit.spec.source import MAX_INT_DIGITS, Source, parse_text
 
 _PY_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
 
@@ -22,26 +21,39 @@ def _type_ok(value: Any, type_name: str) -> bool:
 
 
 def check_value(decl: dict, value: Any) -> str | None:
-    """Why `value` does not fit the declaration `decl`, or None."""
+    """Why `value` does not fit the declaration `decl`, or None.
+
+    Values may come from anyone (`--set`, a log, the API): a number must be finite and
+    of at most MAX_INT_DIGITS digits, and a message shows a long value cut short.
+    """
     type_name = decl.get("type", "int")
     if type_name == "list":
         if not isinstance(value, list):
             return f"expected a list, got {_describe(value)}"
+        if "max_items" in decl and len(value) > decl["max_items"]:
+            return f"takes at most {decl['max_items']} items, got {len(value)}"
+        if "min_items" in decl and len(value) < decl["min_items"]:
+            return f"needs at least {decl['min_items']} items, got {len(value)}"
         item_type = decl.get("items", "int")
         for i, item in enumerate(value):
             if not _type_ok(item, item_type):
                 return f"item {i} should be {item_type}, got {_describe(item)}"
-            why = _range(decl, item)
+            why = _number(item) or _range(decl, item)
             if why:
                 return f"item {i}: {why}"
-        if "min_items" in decl and len(value) < decl["min_items"]:
-            return f"needs at least {decl['min_items']} items, got {len(value)}"
-        if "max_items" in decl and len(value) > decl["max_items"]:
-            return f"takes at most {decl['max_items']} items, got {len(value)}"
         return None
     if not _type_ok(value, type_name):
         return f"expected {type_name}, got {_describe(value)}"
-    return _range(decl, value)
+    return _number(value) or _range(decl, value)
+
+
+def _number(value: Any) -> str | None:
+    """Why a number cannot be a param's value (NaN, infinite, too many digits), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value} is not a finite number"
+    if isinstance(value, int) and abs(value) >= 10 ** MAX_INT_DIGITS:
+        return f"a number with more than {MAX_INT_DIGITS} digits"
+    return None
 
 
 def _range(decl: dict, value: Any) -> str | None:
@@ -51,36 +63,58 @@ def _range(decl: dict, value: Any) -> str | None:
         if "max" in decl and value > decl["max"]:
             return f"{value} is above the maximum {decl['max']}"
     if "one_of" in decl and value not in decl["one_of"]:
-        return f"{value!r} is not one of {decl['one_of']}"
+        return f"{_short(value)} is not one of {decl['one_of']}"
     return None
 
 
 def _describe(value: Any) -> str:
     if value is None:
         return "nothing"
-    return f"{type(value).__name__} {value!r}"
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters; a huge int is not even turned into text."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 60:
+        return "<a number of more than 60 digits>"
+    if isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
+        return f"<a {type(value).__name__} of {len(value)} items>"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def parse_set_options(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
-    """Turn `--set name=value` strings into overrides; the value is read as YAML."""
+    """Turn `--set name=value` strings into overrides; the value is read as YAML.
+
+    It is read by the reader of game files, with its guards: aliases that expand, deep
+    nesting, long numbers, NaN and infinity are refused with a message naming the option.
+    """
     out: dict[str, Any] = {}
     problems = []
     for item in items:
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep or not name:
-            problems.append(Diagnostic(f"--set {item}", 0, 0, "expected NAME=VALUE",
+            problems.append(Diagnostic(f"--set {_cut(item)}", 0, 0, "expected NAME=VALUE",
                                        hint="for example --set max_rounds=10"))
             continue
+        if not text.strip():
+            out[name] = ""
+            continue
         try:
-            out[name] = yaml.safe_load(text) if text.strip() else ""
-        except yaml.YAMLError as exc:
-            problems.append(Diagnostic(f"--set {item}", 0, 0,
-                                       f"the value is not valid YAML: {exc}",
-                                       hint="quote the whole option: --set 'NAME=[1, 2]'"))
+            out[name] = parse_text(text, f"--set {_cut(name)}", empty_ok=True).data
+        except GameFileError as exc:
+            for d in exc.diagnostics:
+                hint = d.hint if "YAML" not in d.message else (
+                    f"{d.hint}; quote the whole option: --set 'NAME=[1, 2]'")
+                problems.append(Diagnostic(d.file, d.line, d.col, d.message, d.path, hint))
     if problems:
         raise GameFileError(problems)
     return out
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def resolve_params(src: Source, overrides: dict[str, Any] | None) -> tuple[dict, list[Diagnostic]]:
@@ -101,13 +135,15 @@ def resolve_params(src: Source, overrides: dict[str, Any] | None) -> tuple[dict,
         values[name] = decl["default"]
     for name, value in (overrides or {}).items():
         # an override is a change to the file's params: its problems point at them
-        where = f"--set {name}={value!r}" if not isinstance(value, str) else f"--set {name}={value}"
+        where = f"--set {_cut(str(name))}=" + (_short(value) if not isinstance(value, str)
+                                                 else _cut(value, 60))
         if name not in decls:
-            close = difflib.get_close_matches(str(name), [str(d) for d in decls], n=1)
+            close = difflib.get_close_matches(_cut(str(name)), [str(d) for d in decls], n=1)
             hint = f"did you mean '{close[0]}'?" if close else (
                 f"the params are: {', '.join(map(str, decls))}" if decls
                 else "this game has no params")
-            problems.append(src.diag(("params",), f"{where}: unknown param '{name}'", hint))
+            problems.append(src.diag(("params",), f"{where}: unknown param "
+                                     f"'{_cut(str(name))}'", hint))
             continue
         decl = decls[name]
         if not isinstance(decl, dict):

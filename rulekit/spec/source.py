@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,8 @@ _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 Path_ = tuple  # a path inside the document: keys and list indexes
+_STD = "tag:yaml.org,2002:"
+_PLAIN_TAGS = (_STD + "map", _STD + "seq")
 
 
 class _KeyMark:
@@ -106,6 +110,10 @@ class _Builder:
             raise self.fail(node, f"nesting deeper than {MAX_DEPTH} levels",
                             "aliases (*name) nested in each other deepen the document", path)
         m = node.start_mark
+        if node.tag not in _PLAIN_TAGS and not isinstance(node, yaml.ScalarNode):
+            # a tag on a list or mapping (!!python/..., !!set, !!omap) would be dropped
+            raise self.fail(node, f"the YAML tag {node.tag.replace(_STD, '!!')} is not "
+                            "supported", "write plain lists and mappings, without !tags", path)
         style = getattr(node, "style", None) or None  # libyaml gives '' for plain scalars
         self.positions[path] = Pos(self.file, m.line + 1, m.column + 1, style)
         if isinstance(node, yaml.MappingNode):
@@ -141,7 +149,14 @@ class _Builder:
             if len(digits) > MAX_INT_DIGITS:
                 raise self.fail(node, f"number with more than {MAX_INT_DIGITS} digits",
                                 "no rule needs numbers this large", path)
-        value = self.loader.construct_object(node, deep=True)
+        try:
+            value = self.loader.construct_object(node, deep=True)
+        except (ValueError, TypeError, AttributeError, OverflowError):
+            # an impossible date (2001-13-45) or a !!int tag on a word: the node, not Python
+            kind = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else "value"
+            kind = {"timestamp": "date", "str": "text"}.get(kind, kind)
+            raise self.fail(node, f"this is not a valid {kind}",
+                            "quote it to mean text", path) from None
         if value.__class__ is float and not math.isfinite(value):
             raise self.fail(node, f"{node.value} is not a finite number",
                             "write a number such as 1.5 (quote it to mean text)", path)
@@ -177,6 +192,17 @@ def _yaml_hint(problem: str, text: str = "", mark: Any = None) -> str:
     return "check the indentation and the quoting near this place"
 
 
+def _bad_character(text: str, file: str, exc: yaml.reader.ReaderError) -> GameFileError:
+    """A control character in the text: located, named by its code, never quoted."""
+    at = min(max(exc.position, 0), len(text))
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else 0
+    return GameFileError([Diagnostic(
+        file, line, col, f"the file holds the control character #x{code:04x}, which YAML "
+        "does not allow", hint="a game file is plain text: remove the character")])
+
+
 def _too_large(file: str) -> GameFileError:
     return GameFileError([Diagnostic(file, 1, 1, f"the file has more than {MAX_CHARS} characters",
                                      hint="a game file holds rules, not data")])
@@ -206,8 +232,12 @@ def _check_shape(text: str, file: str) -> None:
                 hint="a game file holds rules, not data")])
 
 
-def parse_text(text: str, file: str) -> Source:
-    """Parse YAML text into a Source; syntax problems become located diagnostics."""
+def parse_text(text: str, file: str, empty_ok: bool = False) -> Source:
+    """Parse YAML text into a Source; syntax problems become located diagnostics.
+
+    The guards (size, nesting, nodes, digits, finite numbers) hold for any YAML rulekit
+    reads, game files and `--set` values alike; `empty_ok` reads an empty text as null.
+    """
     if len(text) > MAX_CHARS:
         raise _too_large(file)
     try:
@@ -221,6 +251,8 @@ def parse_text(text: str, file: str) -> Source:
             message = f"{exc.context}, {message}"
         raise GameFileError([Diagnostic(file, line, col, f"YAML syntax: {message}",
                                         hint=_yaml_hint(message, text, mark))]) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow
+        raise _bad_character(text, file, exc) from None
     except yaml.YAMLError as exc:
         raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
                                         hint=_yaml_hint(str(exc)))]) from None
@@ -228,30 +260,96 @@ def parse_text(text: str, file: str) -> Source:
         raise GameFileError([Diagnostic(file, 1, 1, "the document is nested too deeply",
                                         hint="a game file needs a few levels")]) from None
     if node is None:
+        if empty_ok:
+            return Source(None, {(): Pos(file, 1, 1)}, file)
         raise GameFileError([Diagnostic(file, 1, 1, "the file is empty",
                                         hint="a game file starts with `name:` and `players:`")])
     builder = _Builder(file)
     try:
         data = builder.build(node, (), 0)
+    except yaml.MarkedYAMLError as exc:  # a tag or value that has no constructor
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise GameFileError([Diagnostic(file, line, col, f"YAML: {exc.problem or exc.context}",
+                                        hint="write plain values: names, numbers, true, false, "
+                                             "lists and mappings, without !tags")]) from None
     except yaml.YAMLError as exc:
         raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
                                         hint=_yaml_hint(str(exc)))]) from None
     return Source(data, builder.positions, file)
 
 
+class UnreadableFile(Exception):
+    """A file refused before or while reading: `reason` says why ("it is a pipe")."""
+
+    def __init__(self, reason: str, too_large: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.too_large = too_large
+
+
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+
+
+def read_limited(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file, refusing one of more than `limit` bytes.
+
+    `stat` says nothing reliable about size (/proc files report 0, a pipe has none), so
+    at most `limit + 1` bytes are read whatever it says. Devices, pipes, sockets and
+    folders are refused before they are opened; the opened file is checked again, so a
+    file swapped in between is refused too. Raises UnreadableFile, or OSError.
+    """
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise _not_regular(os.stat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(mode)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise UnreadableFile(f"it has more than {limit} bytes", too_large=True)
+    return b"".join(chunks)
+
+
+def _not_regular(mode: int) -> UnreadableFile:
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "special")
+    return UnreadableFile(f"it is {kind}, not a regular file")
+
+
 def read_file(path: str | Path) -> Source:
+    """Read and parse a game file, bounded in bytes; every failure is a located diagnostic."""
     name = str(path)
     try:
-        if Path(path).stat().st_size > 4 * MAX_CHARS:  # not even read: utf-8 is <= 4 bytes a char
-            raise _too_large(name)
-        text = Path(path).read_text(encoding="utf-8")
+        data = read_limited(path, 4 * MAX_CHARS)  # utf-8 is at most 4 bytes a character
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise GameFileError([Diagnostic(name, 1, 1, "no such file",
                                         hint="check the path and its spelling")]) from None
+    except UnreadableFile as exc:
+        if exc.too_large:
+            raise _too_large(name) from None
+        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc.reason}",
+                                        hint="name a game file (a .yaml text file)")]) from None
     except UnicodeDecodeError as exc:
-        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc}",
-                                        hint="save the file as UTF-8 text")]) from None
-    except OSError as exc:
-        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc.strerror or exc}",
+        line = data[:exc.start].count(b"\n") + 1
+        raise GameFileError([Diagnostic(name, line, 1, "cannot read the file: it is not UTF-8 "
+                                        "text", hint="save the file as UTF-8 text")]) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {why}",
                                         hint="is it a readable file (not a folder)?")]) from None
-    return parse_text(text, name)
+    if len(text) > MAX_CHARS:
+        raise _too_large(name)
+    return parse_text(text.replace("\r\n", "\n").replace("\r", "\n"), name)
