@@ -557,7 +557,8 @@ def test_a_decision_without_a_legal_option_names_its_step(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize(("change", "needle"), [
     (('"dice.d1 + dice.d2"', '"active.points * 1000000 + 1000000"'), "grow without end"),
-    (('"dice.d1 + dice.d2"', '"len(range(player_count * 100000))"'), "more than the 100000 allowed"),
+    (('"dice.d1 + dice.d2"', '"len(range(player_count * 100000))"'),
+     "more than the 100000 allowed"),
     (('"dice.d1 + dice.d2"', '"10 ** (dice.d1 * 1000)"'), "too large a number"),
 ])
 def test_run_time_numbers_are_bounded(change: tuple[str, str], needle: str,
@@ -632,12 +633,24 @@ def test_simulate_reports_each_kind_of_problem(change: tuple[str, str], kind: st
 
 
 def test_simulate_stops_a_game_that_takes_too_long(tmp_path: Path) -> None:
-    text = swap('score: "player.points"',
-                'score: "player.points + sum(1 for i in range(100000) for j in range(100000))"')
+    # each end check is slow but within the budgets: the time limit stops the game
+    text = swap('when: "max(p.points for p in players) >= params.target"',
+                'when: "sum(1 for i in range(400) for j in range(400)) < 0"')
     game = tiny_game(tmp_path, text)
     report = check_game(game, 1, time_limit=0.3)
     (problem,) = report.problems
     assert problem.kind == NEVER_ENDS and "more than 0.3 s" in problem.message
+
+
+def test_simulate_reports_a_score_past_the_work_budget(tmp_path: Path) -> None:
+    text = swap('score: "player.points"',
+                'score: "player.points + sum(1 for i in range(100000) for j in range(100000))"')
+    game = tiny_game(tmp_path, text)
+    report = check_game(game, 1, time_limit=30)
+    (problem,) = report.problems
+    assert problem.kind == "error"
+    assert f"{game.file}:{line_of(text, 'score:')}:" in problem.message
+    assert "more work than the scores may take" in problem.message
 
 
 def test_simulate_skips_invalid_files(tmp_path: Path) -> None:

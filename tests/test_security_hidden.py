@@ -24,7 +24,7 @@ from rulekit.simulate import derive_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMINO7 = ROOT / "games" / "domino7.yaml"
-FIVES = ROOT / "games" / "variants" / "domino-fives.yaml"
+FIVES = ROOT / "games" / "domino-fives.yaml"
 QWIXX = ROOT / "games" / "qwixx.yaml"
 
 
