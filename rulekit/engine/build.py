@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,7 +16,7 @@ import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY, Kind
 from rulekit.components.fixed import LOAD_ERRORS, for_players
 from rulekit.engine import steps as S
-from rulekit.errors import Diagnostic
+from rulekit.errors import Diagnostic, GameFileError
 from rulekit.expr import (
     ANY,
     BOOL,
@@ -37,6 +38,9 @@ from rulekit.expr.budget import charge
 from rulekit.spec.source import Path_, Source
 
 _VAR_TYPES = {bool: BOOL, int: INT, float: NUM, str: STR}
+
+#: how long compiling a game file may take; the shipped games take a tenth of a second
+LOAD_SECONDS = 5.0
 
 #: the keys a step may have besides its main key
 STEP_MODIFIERS = {"if": ("then", "else"), "for": ("do",), "choose": (), "together": ()}
@@ -74,6 +78,14 @@ class Builder:
         self.params = params
         self.diags: list[Diagnostic] = []
         self.path: Path_ = ()
+        self.deadline = time.monotonic() + LOAD_SECONDS
+
+    def _in_time(self, path: Path_) -> None:
+        """Stop a load that takes too long: a file of many thousand expressions."""
+        if time.monotonic() > self.deadline:
+            raise GameFileError([self.src.diag(
+                path, f"loading took more than {LOAD_SECONDS:g} s, at this expression",
+                "a game file holds rules: thousands of expressions are more than any game needs")])
 
     # ---- reporting ---------------------------------------------------------------------------
     def error(self, path: Path_, message: str, hint: str | None = None,
@@ -121,6 +133,7 @@ class Builder:
     def expr(self, path: Path_, value: Any, scope: Scope, expect: Type | None = None,
              key: bool = False) -> Compiled | None:
         """Compile the expression at path (with `key`: the expression is the key there)."""
+        self._in_time(path)
         text = _as_text(value)
         try:
             return compile_expr(text, scope, expect)
@@ -134,6 +147,7 @@ class Builder:
         return c.fn if c is not None else _broken
 
     def template(self, path: Path_, value: Any, scope: Scope) -> S.Fn:
+        self._in_time(path)
         text = _as_text(value)
         try:
             return compile_template(text, scope).fn
@@ -142,6 +156,7 @@ class Builder:
             return _broken
 
     def bindings(self, path: Path_, value: Any, scope: Scope) -> tuple[Callable | None, Scope]:
+        self._in_time(path)
         text = _as_text(value)
         try:
             return compile_bindings(text, scope)
@@ -361,9 +376,9 @@ class GameBuild:
             else:
                 c = b.expr(path, text, self.scope)
                 if c is not None:
-                    globs[name] = Global(c.type, _define_global(c.fn))
-                    self.scope = Scope(self.params, globs, {})
-                    self.pscope = self.scope.with_locals(player=player_t)
+                    # both scopes share one dict of globals: the next define sees this one
+                    globs[name] = self.scope.globals[name] = Global(c.type,
+                                                                    _define_global(c.fn))
         out["player_class"] = type("Player", (PlayerBase,), ns)
 
         for kind in kinds:

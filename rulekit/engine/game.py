@@ -10,6 +10,7 @@ from typing import Any
 from rulekit.engine.build import GameBuild
 from rulekit.engine.state import RUNTIME_ERRORS, State, _failed
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
+from rulekit.expr import budget
 from rulekit.spec.load import load_source
 from rulekit.spec.params import resolve_params
 from rulekit.spec.schema import conforming, schema_diagnostics
@@ -90,14 +91,16 @@ def check_source(src: Source, overrides: dict[str, Any] | None = None) -> Game:
             rest = Source(conforming(src.data), src.positions, src.file)
             params, problems = resolve_params(rest, overrides)
             build = GameBuild(rest, params)
-            build.build()
+            with budget.limit(budget.WORK_PER_LOAD, "loading the game"):
+                build.build()
             later = problems + build.b.diags
         except Exception:  # the document is invalid already: this pass is a bonus
             later = []
         raise GameFileError(_sorted(first + independent_of(later, first)))
     params, problems = resolve_params(src, overrides)
     build = GameBuild(src, params)
-    parts = build.build()
+    with budget.limit(budget.WORK_PER_LOAD, "loading the game"):
+        parts = build.build()
     if problems or build.b.diags:
         raise GameFileError(_sorted(problems + independent_of(build.b.diags, problems)))
     return Game(src, params, parts)

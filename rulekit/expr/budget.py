@@ -7,9 +7,10 @@ option generators, defines, scans of long lists), charged in bulk by the length 
 is looped over, so that the hot path pays one call per loop rather than per element.
 
 The meter is one number for the process: a game runs in one thread at a time, and each
-public call of the State API (and each value worked out at load) sets it for its own
-run. The counts are deterministic, so a game that runs out of work does so on every
-machine alike.
+public call of the State API sets it for its own run; loading a game file, and each value
+worked out at load, run under `limit`. Between them the meter stands at IDLE, so compiled
+expressions called by other code are not limited. The counts are deterministic, so a game
+that runs out of work does so on every machine alike.
 """
 
 from __future__ import annotations
@@ -33,8 +34,11 @@ MAX_LOG_CHARS = 1_000_000
 WORK_PER_CALL = 2_000_000
 #: work units of a whole game, so that a long game of expensive moves still ends
 WORK_PER_GAME = 10 * WORK_PER_CALL
-#: work units of one value worked out while a game file loads
+#: work units of one value worked out while a game file loads, and of the whole load
 WORK_AT_LOAD = 1_000_000
+WORK_PER_LOAD = 5 * WORK_AT_LOAD
+#: the meter between metered runs: compiled expressions called outside a game (tests, tools)
+IDLE = 10**18
 
 
 class BudgetExceeded(Exception):
@@ -45,8 +49,8 @@ class BudgetExceeded(Exception):
     """
 
 
-_left = WORK_PER_CALL
-_what = "one move"
+_left = IDLE
+_what = "this evaluation"
 
 
 def charge(n: int) -> None:
@@ -88,30 +92,20 @@ def charged(xs: Any) -> Any:
     return xs
 
 
-def swap(units: int, what: str = "one move") -> tuple[int, str]:
-    """Give the meter `units` for `what`; returns what it had, for `restore`."""
-    global _left, _what
-    old = (_left, _what)
-    _left, _what = units, what
-    return old
-
-
-def restore(old: tuple[int, str]) -> int:
-    """Put back what `swap` returned; returns the units that were left."""
-    global _left, _what
-    left = _left
-    _left, _what = old
-    return left
-
-
 @contextmanager
 def limit(units: int, what: str) -> Iterator[None]:
-    """Run a block under a budget of its own (load-time values, folding constants)."""
-    old = swap(units, what)
+    """Run a block under a budget of `units`, or of what the enclosing budget has left if
+    that is less; what the block uses is taken from the enclosing budget too."""
+    global _left, _what
+    outer, outer_what = _left, _what
+    if units > outer:
+        units, what = outer, outer_what
+    _left, _what = units, what
     try:
         yield
     finally:
-        restore(old)
+        used = units - _left
+        _left, _what = outer - used, outer_what
 
 
 def too_long(what: str, n: int, most: int) -> BudgetExceeded:
