@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulekit.errors import EndlessFlowError, FlowError, NoOptionError
-from rulekit.expr.budget import MAX_LABEL, MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
+from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
 
 if TYPE_CHECKING:
     from rulekit.engine.state import State
@@ -299,8 +299,8 @@ class Option:
                     if cond(st, e):
                         label = label_fn(st, e)
                         if label not in seen:
-                            if len(label) > MAX_LABEL or len(out) >= MAX_OPTIONS:
-                                raise _too_many(label, out)
+                            if len(out) >= MAX_OPTIONS:
+                                raise _too_many()
                             seen.add(label)
                             out.append(Action(label, seat, steps, e))
             return generate
@@ -319,8 +319,8 @@ class Option:
                         if cond(st, e):
                             label = label_fn(st, e)
                             if label not in seen:
-                                if len(label) > MAX_LABEL or len(out) >= MAX_OPTIONS:
-                                    raise _too_many(label, out)
+                                if len(out) >= MAX_OPTIONS:
+                                    raise _too_many()
                                 seen.add(label)
                                 out.append(Action(label, seat, steps, e))
             return generate
@@ -332,18 +332,14 @@ class Option:
                 if cond(st, e):
                     label = label_fn(st, e)
                     if label not in seen:
-                        if len(label) > MAX_LABEL or len(out) >= MAX_OPTIONS:
-                            raise _too_many(label, out)
+                        if len(out) >= MAX_OPTIONS:
+                            raise _too_many()
                         seen.add(label)
                         out.append(Action(label, seat, steps, e))
         return generate
 
 
-def _too_many(label: str, out: list) -> BudgetExceeded:
-    """A decision that offers too many options, or one with a label too long to show."""
-    if len(label) > MAX_LABEL:
-        return BudgetExceeded(f"a label of {len(label)} characters, more than the {MAX_LABEL} "
-                              "a choice may have")
+def _too_many() -> BudgetExceeded:
     return BudgetExceeded(f"more than {MAX_OPTIONS} options in one decision; do its `for` "
                           "clauses run over far more than the rules need?")
 

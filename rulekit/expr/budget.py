@@ -25,9 +25,8 @@ MAX_STR = 10_000
 MAX_LIST = 100_000
 #: the most bits a whole number may have: about 300 decimal digits
 MAX_INT_BITS = 1_000
-#: the most options one decision may offer, and the most characters of one option's label
+#: the most options one decision may offer
 MAX_OPTIONS = 10_000
-MAX_LABEL = 200
 #: the most characters of `say` lines one game may log
 MAX_LOG_CHARS = 1_000_000
 #: work units of one call of the State API (one move, one roll, the scores): about a second

@@ -56,18 +56,28 @@ def reversed_list(xs: Iterable[Any]) -> list[Any]:
 
 def join(sep: str, xs: Iterable[Any]) -> str:
     """join(sep, xs): renders every element like a label does."""
-    return join_str(sep, [render(x) for x in xs])
+    parts = [render(x) for x in xs]
+    if len(parts) > 64:
+        return join_str(sep, parts)
+    text = sep.join(parts)  # a few numbers (a label): short whatever they are
+    if len(text) > MAX_STR:
+        raise _long_string(len(text))
+    return text
 
 
 def join_str(sep: str, xs: Iterable[str]) -> str:
     """join() of elements known to be strings, no longer than a string may be."""
     parts = xs if xs.__class__ is list else list(xs)
-    charge(len(parts))
-    size = sum(map(len, parts)) + len(sep) * (len(parts) - 1)
-    if size > MAX_STR:
-        raise _long_string(size)
-    charge(size >> 4)
-    return sep.join(parts)
+    if len(parts) > 64:  # many parts: measured before anything is built
+        charge(len(parts))
+        size = sum(map(len, parts)) + len(sep) * (len(parts) - 1)
+        if size > MAX_STR:
+            raise _long_string(size)
+        charge(size >> 4)
+    text = sep.join(parts)
+    if len(text) > MAX_STR:
+        raise _long_string(len(text))
+    return text
 
 
 def _long_string(n: int) -> BudgetExceeded:
