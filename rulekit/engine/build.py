@@ -15,6 +15,7 @@ from typing import Any
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY, Kind
 from rulekit.components.fixed import LOAD_ERRORS, for_players
+from rulekit.engine import codegen
 from rulekit.engine import steps as S
 from rulekit.errors import Diagnostic, GameFileError
 from rulekit.expr import (
@@ -147,13 +148,17 @@ class Builder:
         return c.fn if c is not None else _broken
 
     def template(self, path: Path_, value: Any, scope: Scope) -> S.Fn:
+        c = self.compiled_template(path, value, scope)
+        return c.fn if c is not None else _broken
+
+    def compiled_template(self, path: Path_, value: Any, scope: Scope) -> Compiled | None:
         self._in_time(path)
         text = _as_text(value)
         try:
-            return compile_template(text, scope).fn
+            return compile_template(text, scope)
         except ExprError as exc:
             self._expr_error(path, text, exc)
-            return _broken
+            return None
 
     def bindings(self, path: Path_, value: Any, scope: Scope) -> tuple[Callable | None, Scope]:
         self._in_time(path)
@@ -271,6 +276,8 @@ class GameBuild:
         self.procs: dict[str, tuple[S.Step, ...]] = {}
         self.spliced: set[str] = set()
         self.kinds: dict[str, Kind] = {}
+        #: the source of every generated function, for `rulekit compile`
+        self.generated: list[str] = []
 
     def build(self) -> dict[str, Any]:
         b, data = self.b, self.data
@@ -339,19 +346,22 @@ class GameBuild:
         self.kinds = {k.name: k for k in kinds}
 
         globs: dict[str, Global] = {
-            "players": Global(ListT(player_t), lambda st: st.players),
-            "active": Global(player_t, lambda st: st.players[st.active]),
-            "turn": Global(INT, lambda st: st.turn),
-            "round": Global(INT, lambda st: (st.turn - 1) // st.n + 1),
+            "players": Global(ListT(player_t), lambda st: st.players, "st.players"),
+            "active": Global(player_t, lambda st: st.players[st.active],
+                             "st.players[st.active]"),
+            "turn": Global(INT, lambda st: st.turn, "st.turn"),
+            "round": Global(INT, lambda st: (st.turn - 1) // st.n + 1,
+                            "((st.turn - 1) // st.n + 1)"),
             "phase": Global(STR, lambda st: st.game.phases[st.phase][0]),
-            "player_count": Global(INT, lambda st: st.n),
+            "player_count": Global(INT, lambda st: st.n, "st.n"),
         }
         for name, t in gvar_types.items():
             globs[name] = Global(t, lambda st, n=name: st.gvars[n])
         for kind in kinds:
             t = kind.global_type()
             if t is not None:
-                globs[kind.name] = Global(t, lambda st, i=kind.index: st.gviews[i])
+                globs[kind.name] = Global(t, lambda st, i=kind.index: st.gviews[i],
+                                          f"st.gviews[{int(kind.index)}]")
         self.scope = Scope(self.params, globs, {})
         self.pscope = self.scope.with_locals(player=player_t)
 
@@ -449,6 +459,7 @@ class GameBuild:
             lines = [lines] if isinstance(lines, str) else lines
             out[f"display_{part}"] = [(b.template(p, text, scope), b.where(p))
                                       for p, text in zip(paths, lines)]
+        out["generated"] = self.generated
         return out
 
     def score_bounds(self, lo: int, hi: int) -> dict[int, tuple[Any, Any]]:
@@ -784,24 +795,35 @@ class GameBuild:
 
     def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:
         b = self.b
+        outer = scope
         iterate = None
         if "for" in opt:
             iterate, scope = b.bindings(path + ("for",), opt["for"], scope)
-        lets = []
+        lets: list[tuple[str, Compiled]] = []
         for name, text in (opt.get("let") or {}).items():
             c = b.expr(path + ("let", name), text, scope)
             if c is not None:
-                lets.append((str(name), c.fn))
+                lets.append((str(name), c))
                 scope = scope.with_locals(**{str(name): c.type})
-        cond = b.fn(path + ("if",), opt["if"], scope, BOOL) if "if" in opt else None
+        cond = b.expr(path + ("if",), opt["if"], scope, BOOL) if "if" in opt else None
         if "label" not in opt:
             b.error(path, "an option needs a `label:`",
                     'the label names the choice, e.g. label: "{row.name} {n}"')
-            label = _broken
+            label = None
         else:
-            label = b.template(path + ("label",), opt["label"], scope)
+            label = b.compiled_template(path + ("label",), opt["label"], scope)
         steps = self.steps(path + ("do",), opt.get("do") or [], scope)
-        return S.Option(iterate, lets, cond, label, steps)
+        option = S.Option(iterate, [(n, c.fn) for n, c in lets],
+                          cond.fn if cond is not None else None,
+                          label.fn if label is not None else _broken, steps)
+        if b.diags or label is None or ("if" in opt and cond is None):
+            return option
+        made = codegen.option_generator(outer, scope, iterate, lets, cond, label,
+                                        option.steps, S.Action, b.where(path))
+        if made is not None:
+            option.generate, source = made
+            self.generated.append(source)
+        return option
 
 
 def _seat_of(c: Compiled) -> Callable[[Any], int]:

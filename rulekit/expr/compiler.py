@@ -19,6 +19,7 @@ from typing import Any
 
 from lark import Token, Tree
 
+from rulekit.expr import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import (
     MAX_INT_BITS,
@@ -66,6 +67,10 @@ class Compiled:
     type: Type
     source: str
     constant: bool
+    #: the value as Python source for generated code, and the constants it names (None:
+    #: this expression has no source form and runs as a closure)
+    src: str | None = None
+    consts: dict[str, Any] | None = None
 
 
 class _N:
@@ -82,7 +87,7 @@ class _N:
     """
 
     __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain", "vf")
+                 "iter_fn", "chain", "vf", "src", "iter_src")
 
     def __init__(
         self,
@@ -109,6 +114,8 @@ class _N:
         self.iter_fn: Fn | None = None
         self.chain: tuple[str, Any, tuple[str, ...]] | None = None
         self.vf: tuple[str, Callable[[Any], Any] | None] | None = None
+        self.src: str | None = None  # Python source of the value (see rulekit.expr.pysource)
+        self.iter_src: str | None = None  # cheaper source when only iterated over
 
 
 class _Gen:
@@ -120,7 +127,7 @@ class _Gen:
     than building the list.
     """
 
-    __slots__ = ("node", "lazy", "count", "fast", "filtered")
+    __slots__ = ("node", "lazy", "count", "fast", "filtered", "clauses", "body_src")
 
     def __init__(self, node: _N, lazy: Fn | None, count: Fn | None, fast: bool = False) -> None:
         self.node = node
@@ -128,6 +135,15 @@ class _Gen:
         self.count = count
         self.fast = fast
         self.filtered = False  # has an `if` clause
+        self.clauses: str | None = None  # source of the `for ... if ...` clauses
+        self.body_src: str | None = None
+
+    @property
+    def gen_src(self) -> str | None:
+        """The generator expression's source, for builtins that consume it lazily."""
+        if self.clauses is None or self.body_src is None:
+            return None
+        return f"({self.body_src} {self.clauses})"
 
 
 def _constant(value: Any, type_: Type, pos: Pos) -> _N:
@@ -353,6 +369,8 @@ class _Compiler:
         if handler is None:  # pragma: no cover - the grammar and this table go together
             raise self._error(f"unsupported expression ({tree.data})", _pos(tree))
         node = handler(tree, scope)
+        if node.const:
+            node.src = py.const(node.value)
         if not is_known(node.type):
             # Every value has a type the engine declares: only then is it certain that an
             # attribute or method reached from it is one the engine offers.
@@ -407,7 +425,10 @@ class _Compiler:
         else:
             tup = tuple(fns)
             fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
-        return _make(fn, type_, _pos(tree), items)
+        node = _make(fn, type_, _pos(tree), items)
+        if all(it.src is not None for it in items):
+            node.src = "[" + ", ".join(it.src for it in items) + "]"  # type: ignore[misc]
+        return node
 
     # -- names -------------------------------------------------------------------------
 
@@ -425,12 +446,14 @@ class _Compiler:
                       free=frozenset((name,)))
             node.chain = ("local", name, ())
             node.vf = (name, None)
+            node.src = scope.pynames[name]
             return node
         glob = scope.globals.get(name)
         if glob is not None:
             get = glob.get
             node = _N(lambda st, env: get(st), glob.type, pos, dyn=True)
             node.chain = ("global", get, ())
+            node.src = glob.src if glob.src is not None else py.call(get, "st")
             return node
         raise self._unknown_name(name, pos, scope)
 
@@ -493,6 +516,8 @@ class _Compiler:
             node.chain = (kind, root, path)
             if kind == "local":
                 node.vf = (root, operator.attrgetter(".".join(path)))
+            if base.src is not None and py.identifier(name):
+                node.src = f"{base.src}.{name}"
         return node
 
     def _index(self, tree: Tree, scope: Scope) -> _N:
@@ -528,7 +553,10 @@ class _Compiler:
             fn = lambda st, env: cb[fk(st, env)]  # noqa: E731
         else:
             fn = lambda st, env: fb(st, env)[fk(st, env)]  # noqa: E731
-        return _make(fn, result, base.pos, [base, key])
+        node = _make(fn, result, base.pos, [base, key])
+        if base.src is not None and key.src is not None:
+            node.src = f"{base.src}[{key.src}]"
+        return node
 
     # -- calls -------------------------------------------------------------------------
 
@@ -548,7 +576,12 @@ class _Compiler:
                                   _suggest(name, list(BUILTINS)))
             args, gen = self._args(arg_ts, scope)
             try:
-                return handler(self, name, pos, args, gen)
+                node = handler(self, name, pos, args, gen)
+                if node.src is None and not node.const:
+                    node.src = _builtin_src(name, args, gen)
+                    if name == "range":
+                        node.iter_src = py.call(runtime.range_iter, *[a.src for a in args])
+                return node
             except ExprError as exc:
                 if exc.hint is None:
                     exc.hint = f"use it as {USAGE.get(name, name + '(...)')}"
@@ -636,7 +669,11 @@ class _Compiler:
                 *[f(st, env) for f in fns]
             )
         # A method may read anything from its object: never computed at load time.
-        return _make(fn, result, base.pos, [base, *args], dyn=True)
+        node = _make(fn, result, base.pos, [base, *args], dyn=True)
+        if (base.src is not None and py.identifier(name)
+                and all(a.src is not None for a in args)):
+            node.src = f"{base.src}.{name}({', '.join(a.src for a in args)})"  # type: ignore[misc]
+        return node
 
     # -- comprehensions ----------------------------------------------------------------
 
@@ -658,6 +695,7 @@ class _Compiler:
 
     def _comprehension(self, body_t: Tree, comp_t: Tree, scope: Scope, pos: Pos) -> _Gen:
         levels: list[tuple[str, _N, list[_N]]] = []
+        pynames: list[str] = []
         inner = scope
         bound: set[str] = set()
         free: set[str] = set()
@@ -676,6 +714,7 @@ class _Compiler:
                 levels.append((name, it, []))
                 bound.add(name)
                 inner = inner.with_locals(**{name: elem})
+                pynames.append(inner.pynames[name])
             else:
                 _if, cond_t = clause.children
                 cond = self.expr(cond_t, inner)
@@ -724,6 +763,11 @@ class _Compiler:
         node = _make(values, type_, pos, parts, dyn=not foldable, free=free)
         gen = _Gen(node, None, None) if node.const else _Gen(node, lazy, count, fast)
         gen.filtered = any(conds for _n, _it, conds in levels)
+        if not node.const:
+            gen.clauses = _clauses_src(levels, pynames)
+            gen.body_src = body.src
+            if gen.clauses is not None and body.src is not None:
+                node.src = f"[{body.src} {gen.clauses}]"
         return gen
 
     # -- conditionals and booleans -----------------------------------------------------
@@ -753,7 +797,10 @@ class _Compiler:
         else:
             fa, fb = a.fn, b.fn
             fn = lambda st, env: fa(st, env) if fc(st, env) else fb(st, env)  # noqa: E731
-        return _make(fn, type_, a.pos, [a, c, b])
+        node = _make(fn, type_, a.pos, [a, c, b])
+        if a.src is not None and b.src is not None and c.src is not None:
+            node.src = f"({a.src} if {c.src} else {b.src})"
+        return node
 
     def _or(self, tree: Tree, scope: Scope) -> _N:
         return self._boolop(tree, scope, is_and=False)
@@ -784,6 +831,9 @@ class _Compiler:
         node = _make(fn, BOOL, pos, kept)
         if not node.const and node.err is None:
             node.vf = _boolop_vf(kept, is_and)
+        if all(n.src is not None for n in kept):
+            node.src = "(" + (" and " if is_and else " or ").join(
+                n.src for n in kept) + ")"  # type: ignore[misc]
         return node
 
     def _not(self, tree: Tree, scope: Scope) -> _N:
@@ -800,6 +850,8 @@ class _Compiler:
         if not node.const and a.vf is not None:
             name, g = a.vf
             node.vf = (name, operator.not_ if g is None else _compose(operator.not_, g))
+        if a.src is not None:
+            node.src = f"(not {a.src})"
         return node
 
     # -- comparisons -------------------------------------------------------------------
@@ -844,7 +896,14 @@ class _Compiler:
                     left = right
                 return True
 
-        return _make(fn, BOOL, pos, operands)
+        node = _make(fn, BOOL, pos, operands)
+        if all(o.src is not None for o in operands) and not any(
+                op in ("in", "not in") for op, _p in ops):
+            parts = [operands[0].src]
+            for (op, _p), o in zip(ops, operands[1:]):
+                parts += [op, o.src]
+            node.src = "(" + " ".join(parts) + ")"  # type: ignore[arg-type]
+        return node
 
     def _check_compare(self, op: str, left: _N, right: _N, pos: Pos) -> None:
         lt, rt = left.type, right.type
@@ -951,21 +1010,51 @@ class _Compiler:
         if op == "+":
             return a
         fa = a.fn
-        return _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a])
+        node = _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a])
+        if a.src is not None:
+            node.src = f"(-{a.src})"
+        return node
 
 
 #: a constant list this short is scanned by `in` without charging its length
 SHORT_LIST = 64
 
 
+def _clauses_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]) -> str | None:
+    """`for v1 in charged(xs) if c ...` of a comprehension, each loop charged by its length."""
+    out = []
+    for (_name, it, conds), pv in zip(levels, pynames):
+        items = py.call(charged, it.iter_src or it.src)
+        if items is None:
+            return None
+        out.append(f"for {pv} in {items}")
+        for c in conds:
+            if c.src is None:
+                return None
+            out.append(f"if {c.src}")
+    return " ".join(out)
+
+
 def _binary_node(op: str, left: _N, right: _N, type_: Type, pos: Pos) -> _N:
     checked = _checked_op(op, left, right, type_)
     if checked is not None:  # the cost or size of the result grows with the operands
-        return _make(_call_fn(checked, [left, right]), type_, pos, [left, right])
+        node = _make(_call_fn(checked, [left, right]), type_, pos, [left, right])
+        node.src = py.call(checked, left.src, right.src)
+        return node
     node = _make(_binary_fn(op, left, right), type_, pos, [left, right])
     if not node.const and node.err is None:
         node.vf = _binary_vf(op, left, right)
+    if left.src is not None and right.src is not None:
+        func = _SRC_FUNCTION.get(op)
+        node.src = (py.call(func, left.src, right.src) if func is not None
+                    else f"({left.src} {op} {right.src})")
     return node
+
+
+#: operators whose source is a call of the runtime's function (exact or budget-keeping)
+_SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
+    "*": runtime.mul, "/": runtime.div, "**": runtime.power,
+}
 
 
 def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any], Any] | None:
@@ -1468,6 +1557,45 @@ def _b_first(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None
     return _apply(runtime.first, args, elem, pos)
 
 
+#: built-ins that read all of one list (or generator) argument, and their functions
+_SCANS: dict[str, Callable[[Any], Any]] = {
+    "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted,
+    "reversed": runtime.reversed_list,
+}
+_PLAIN: dict[str, Callable[..., Any]] = {
+    "min": min, "max": max, "abs": abs, "floor": math.floor, "ceil": math.ceil, "len": len,
+    "range": runtime.range_list, "str": runtime.render,
+}
+
+
+def _builtin_src(name: str, args: list[_N], gen: _Gen | None) -> str | None:
+    """A built-in call as source: a generator argument is consumed lazily, and a list
+    argument that is read whole is charged by its length, as the closures do."""
+    srcs = [a.src for a in args]
+    if gen is not None:
+        if gen.clauses is None or gen.body_src is None:
+            return None
+        if name in ("count", "len"):
+            return py.call(sum, f"(1 {gen.clauses})")
+        if name == "first":
+            return py.call(next, gen.gen_src, py.const(None))
+        if name in _SCANS and len(args) == 1:
+            return py.call(_SCANS[name], gen.gen_src)
+        return None
+    if name in _SCANS and len(args) == 1:
+        return py.call(_SCANS[name], py.call(charged, srcs[0]))
+    if name == "count":
+        return py.call(runtime.length, *srcs)
+    if name == "first":
+        return py.call(runtime.first, *srcs)
+    if name == "join":
+        elem = args[1].type.elem if isinstance(args[1].type, ListT) else None
+        return py.call(runtime.join_str if elem is STR else runtime.join, *srcs)
+    if name in _PLAIN:
+        return py.call(_PLAIN[name], *srcs)
+    return None
+
+
 _BUILTIN_HANDLERS: dict[str, _Handler] = {
     "sum": _b_sum,
     "count": _b_count,
@@ -1512,10 +1640,11 @@ USAGE = {
 # -- public entry points ---------------------------------------------------------------
 
 
-def compile_node(text: str, scope: Scope, start: str = "start") -> tuple[_N, Tree]:
-    """Parse and compile `text`; shared by compile_expr and compile_template."""
-    tree = parse(text, start)
-    return _Compiler().expr(tree, scope), tree
+def compile_node(text: str, scope: Scope, consts: dict[str, Any]) -> _N:
+    """Parse and compile `text`; the constants its source names are added to `consts`."""
+    tree = parse(text)
+    with py.collecting(consts):
+        return _Compiler().expr(tree, scope)
 
 
 def _guarded(what: Callable[[], Any]) -> Any:
@@ -1534,7 +1663,8 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
     """Compile one expression; `expect` (e.g. BOOL for conditions) checks its result type."""
 
     def run() -> Compiled:
-        node, tree = compile_node(text, scope)
+        consts: dict[str, Any] = {}
+        node = compile_node(text, scope, consts)
         if node.err is not None:
             raise node.err
         if expect is not None and not fits(node.type, expect):
@@ -1548,7 +1678,11 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
                 f"expected {expect.name}, got {node.type.name}",
                 column=node.pos[1], line=node.pos[0], hint=hint,
             )
-        return Compiled(_result_fn(node), node.type, text, node.const)
+        src = node.src
+        if node.const and isinstance(node.value, list):
+            with py.collecting(consts):
+                src = py.call(list, src)  # a copy, as the closure hands out
+        return Compiled(_result_fn(node), node.type, text, node.const, src, consts)
 
     return _guarded(run)
 
@@ -1575,6 +1709,8 @@ def compile_bindings(
         compiler = _Compiler()
         inner = scope
         clauses: list[tuple[str, Fn]] = []
+        srcs: list[tuple[str, str, str | None]] = []
+        consts: dict[str, Any] = {}
         seen: set[str] = set()
         for binding in tree.children:
             name_tok, _in, expr_t = binding.children
@@ -1586,13 +1722,19 @@ def compile_bindings(
                 raise ExprError("'params' is reserved; pick another name",
                                 column=pos[1], line=pos[0])
             seen.add(name)
-            node = compiler.expr(expr_t, inner)
+            with py.collecting(consts):
+                node = compiler.expr(expr_t, inner)
             if node.err is not None:
                 raise node.err
             elem = compiler.elem_type(node)
             clauses.append((name, metered(node.iter_fn or node.fn)))
             inner = inner.with_locals(**{name: elem})
-        return _bindings_iterator(clauses), inner
+            srcs.append((name, inner.pynames[name], node.iter_src or node.src))
+        iterate = _bindings_iterator(clauses)
+        # for generated code: each clause's name, Python local and iterable's source
+        iterate.srcs = tuple(srcs)  # type: ignore[attr-defined]
+        iterate.consts = consts  # type: ignore[attr-defined]
+        return iterate, inner
 
     return _guarded(run)
 

@@ -113,11 +113,14 @@ def not_contains(x: Any, xs: list) -> bool:
     return x not in xs
 
 
-def check_text(s: str) -> str:
-    """A finished string (a template's text), refused when it is too long."""
-    if len(s) > MAX_STR:
-        raise _long_string(len(s))
-    return s
+def template_text(most: int, parts: tuple[str, ...]) -> str:
+    """A template's text from its parts, refused when it is longer than `most`."""
+    text = "".join(parts)
+    charge(len(text) >> 4)
+    if len(text) > most:
+        raise BudgetExceeded(f"a text of {len(text)} characters, more than the "
+                             f"{MAX_STR} allowed besides the template's own")
+    return text
 
 
 #: the most numbers a range() may give while a game runs: more is a mistake in the rules

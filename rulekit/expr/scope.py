@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
 from rulekit.expr.types import Type
 
+#: Python names of locals in generated source: the compiler's own, never a name from a file
+_PYNAMES = (f"v{i}" for i in itertools.count())
+
 
 class Global:
-    """A name whose value is read from the game state: `get(st)` is called on every use."""
+    """A name whose value is read from the game state: `get(st)` is called on every use.
 
-    __slots__ = ("type", "get")
+    `src`, when given, is the same read as Python source over `st` (for generated code);
+    it is the engine's own text, never a name from a game file.
+    """
 
-    def __init__(self, type: Type, get: Callable[[Any], Any]) -> None:
+    __slots__ = ("type", "get", "src")
+
+    def __init__(self, type: Type, get: Callable[[Any], Any], src: str | None = None) -> None:
         self.type = type
         self.get = get
+        self.src = src
 
     def __repr__(self) -> str:
         return f"Global({self.type.name})"
@@ -30,7 +39,7 @@ class Scope:
     Locals shadow globals.
     """
 
-    __slots__ = ("params", "globals", "locals")
+    __slots__ = ("params", "globals", "locals", "pynames")
 
     def __init__(
         self,
@@ -41,6 +50,7 @@ class Scope:
         self.params: dict[str, Any] = dict(params) if params else {}
         self.globals: dict[str, Global] = dict(globals) if globals else {}
         self.locals: dict[str, Type] = dict(locals) if locals else {}
+        self.pynames: dict[str, str] = {name: next(_PYNAMES) for name in self.locals}
 
     def with_locals(self, **types: Type) -> Scope:
         """A new scope with more (or overriding) local names; this one is left unchanged."""
@@ -48,6 +58,7 @@ class Scope:
         new.params = self.params
         new.globals = self.globals
         new.locals = {**self.locals, **types}
+        new.pynames = {**self.pynames, **{name: next(_PYNAMES) for name in types}}
         return new
 
     def names(self) -> list[str]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rulekit.expr import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import MAX_STR, BudgetExceeded, charge
 from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
-from rulekit.expr.types import INT, STR
+from rulekit.expr.types import INT, STR, Type
 
 
 def _split(text: str) -> list[str | tuple[str, int]]:
@@ -81,10 +82,13 @@ def compile_template(text: str, scope: Scope) -> Compiled:
         if not isinstance(text, str):
             raise ExprError(f"expected template text, got {type(text).__name__}")
         pieces: list[str | tuple[Fn, Callable[[Any], str]]] = []
+        srcs: list[str | tuple[str | None, Callable[[Any], str], Type]] = []
+        consts: dict[str, Any] = {}
         constant = True
         for part in _split(text):
             if isinstance(part, str):
                 _append_literal(pieces, part)
+                _append_literal(srcs, part)
                 continue
             source, offset = part
             if not source.strip():
@@ -92,7 +96,7 @@ def compile_template(text: str, scope: Scope) -> Compiled:
                 raise ExprError("empty '{}' in a template", column=column, line=line,
                                 hint="write '{{}}' for literal braces")
             try:
-                node, _tree = compile_node(source, scope)
+                node = compile_node(source, scope, consts)
                 if node.err is not None:
                     raise node.err
             except ExprError as err:
@@ -100,12 +104,38 @@ def compile_template(text: str, scope: Scope) -> Compiled:
             render = str if node.type is STR or node.type is INT else runtime.render
             if node.const:
                 _append_literal(pieces, render(node.value))
+                _append_literal(srcs, render(node.value))
             else:
                 constant = False
                 pieces.append((node.fn, render))
-        return Compiled(_assemble(pieces), STR, text, constant)
+                srcs.append((node.src, render, node.type))
+        with py.collecting(consts):
+            src = _source(srcs)
+        return Compiled(_assemble(pieces), STR, text, constant, src, consts)
 
     return _guarded(run)
+
+
+def _source(parts: list) -> str | None:
+    """The template as Python source: literals and rendered values joined, checked for
+    length as `_assemble`'s closure does when it has many parts."""
+    out = []
+    literal = 0
+    for part in parts:
+        if isinstance(part, str):
+            out.append(py.const(part))
+            literal += len(part)
+        else:
+            src, render, type_ = part
+            if src is None:
+                return None
+            out.append(src if type_ is STR else py.call(render, src))
+    if not out:
+        return py.const("")
+    if sum(1 for p in parts if not isinstance(p, str)) <= 2:
+        return "(" + " + ".join(out) + ")"  # type: ignore[arg-type]
+    return py.call(runtime.template_text, py.const(MAX_STR + literal),
+                   "(" + ", ".join(out) + ",)")  # type: ignore[arg-type]
 
 
 def _append_literal(pieces: list, s: str) -> None:

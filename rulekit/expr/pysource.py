@@ -1,0 +1,69 @@
+"""Python source for checked expressions: the generated-code backend's vocabulary.
+
+The compiler gives every node it can a `src`: the node's value as a Python expression
+over `st` (the state), the Python names of locals (`v12`, from the scope) and constants
+(`k34`). Nothing from a game file is ever written into the source as text: literals,
+params, functions and getters enter as constants, bound when the generated code is
+compiled; attribute and method names enter only after the type checker found them in an
+engine type and `identifier` accepted them. So a game file can change the values the
+generated code computes with, never its shape.
+"""
+
+from __future__ import annotations
+
+import itertools
+import keyword
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+_NAMES = (f"k{i}" for i in itertools.count())
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+#: constants of the compile in progress: name -> value (None: no source is collected)
+_consts: dict[str, Any] | None = None
+
+
+@contextmanager
+def collecting(consts: dict[str, Any]) -> Iterator[None]:
+    """Collect the constants that the sources built in this block refer to."""
+    global _consts
+    outer = _consts
+    _consts = consts
+    try:
+        yield
+    finally:
+        _consts = outer
+
+
+def const(value: Any) -> str | None:
+    """The name under which `value` reaches generated code (None outside `collecting`)."""
+    if _consts is None:
+        return None
+    name = next(_NAMES)
+    _consts[name] = value
+    return name
+
+
+def identifier(name: str) -> bool:
+    """Whether an attribute or method name, vouched for by a type, may stand in source."""
+    return _IDENT.fullmatch(name) is not None and not keyword.iskeyword(name)
+
+
+def call(func: Any, *args: str | None) -> str | None:
+    """`func(args...)` with `func` as a constant; None when an argument has no source."""
+    if any(a is None for a in args):
+        return None
+    f = const(func)
+    if f is None:
+        return None
+    return f"{f}({', '.join(args)})"  # type: ignore[arg-type]
+
+
+def compile_function(source: str, consts: dict[str, Any], name: str) -> Any:
+    """Compile generated `source`, which defines `name`, with `consts` as its only globals."""
+    namespace: dict[str, Any] = {"__builtins__": {}}
+    namespace.update(consts)
+    exec(compile(source, f"<rulekit: {name}>", "exec"), namespace)  # noqa: S102
+    return namespace[name]

@@ -1,0 +1,142 @@
+"""Generated code: the same games as the closure path, and a shape no game file can change."""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import rulekit
+from rulekit.cli import main
+from rulekit.engine import codegen
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = sorted((ROOT / "games").glob("*.yaml"))
+PLAYERS = {"qwixx": 3, "levelx": 2, "domino7": 4}
+
+
+def load(path: Path, generated: bool) -> rulekit.Game:
+    old = codegen.ENABLED
+    codegen.ENABLED = generated
+    try:
+        return rulekit.load_game(path)
+    finally:
+        codegen.ENABLED = old
+
+
+def course(game: rulekit.Game, players: int, seed: int) -> list:
+    """Every decision's legal labels and choice, the log and the scores of a random game."""
+    state = game.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    seen = []
+    while not state.is_over:
+        if state.is_chance:
+            state.resolve_chance()
+        else:
+            labels = [a.label for a in state.legal_actions()]
+            choice = rng.choice(labels)
+            seen.append((state.current_player, labels, choice))
+            state.apply(choice)
+    return [seen, state.log, state.scores(), state.end_reason]
+
+
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_generated_code_plays_the_same_games_as_the_closures(path: Path) -> None:
+    fast, slow = load(path, True), load(path, False)
+    assert fast.generated and not slow.generated
+    base = path.stem.split("-")[0]
+    players = PLAYERS.get(base, fast.min_players)
+    for seed in range(25):
+        assert course(fast, players, seed) == course(slow, players, seed), seed
+
+
+# -- shape: what a file says changes values, never the code --------------------------------
+
+GAME = """\
+name: Shape
+players: {min: 2, max: 3}
+vars:
+  @VAR@: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6, d2: 6}}
+flow:
+  turn:
+    - roll: dice
+    - let: {@OUTER@: "dice.d1 + dice.d2"}
+    - choose:
+        pass: "@PASS@"
+        options:
+          - for: "@LOOP@ in [dice.d1, dice.d2, @OUTER@], @INNER@ in range(@LOOP@)"
+            let: {@LET@: "@LOOP@ * 10 + @INNER@ + player.@VAR@"}
+            if: "@LET@ != 7 and '@TEXT@' != str(@LET@)"
+            label: "@TEXT@ {@LOOP@}-{@INNER@} {@LET@} '@TEXT@'"
+            do:
+              - add: {player.@VAR@: 1}
+end:
+  when: {done: "turn > 3"}
+score: "player.@VAR@"
+"""
+
+PLAIN = {"@VAR@": "points", "@OUTER@": "total", "@PASS@": "pass", "@LOOP@": "a",
+         "@INNER@": "b", "@LET@": "c", "@TEXT@": "take"}
+# names a Python programmer would not want in generated code, and strings that try to
+# end a literal and write code
+HOSTILE = {"@VAR@": "seen", "@OUTER@": "st", "@PASS@": "pass\\\"); import os #",
+           "@LOOP@": "out", "@INNER@": "base", "@LET@": "label",
+           "@TEXT@": "x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"{{}}\\\\n#"}
+
+
+def generated(tmp_path: Path, words: dict[str, str]) -> list[str]:
+    text = GAME
+    for key, value in words.items():
+        text = text.replace(key, value)
+    path = tmp_path / "shape.yaml"
+    path.write_text(text, encoding="utf-8")
+    game = rulekit.load_game(path)
+    state = game.new_game(players=2, seed=3)
+    while not state.is_over:  # the code runs, with the file's values
+        if state.is_chance:
+            state.resolve_chance()
+        else:
+            state.apply(state.legal_actions()[-1])
+    return game.generated
+
+
+def shape(source: str) -> list[tuple[int, str]]:
+    """The source's tokens, with the compiler's own numbered names made anonymous."""
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.NL):
+            continue
+        text = tok.string
+        if tok.type == tokenize.NAME and re.fullmatch(r"[kv]\d+", text):
+            text = text[0]
+        out.append((tok.type, text))
+    return out
+
+
+def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> None:
+    plain = generated(tmp_path, PLAIN)
+    hostile = generated(tmp_path, HOSTILE)
+    assert plain and len(plain) == len(hostile)
+    for a, b in zip(plain, hostile):
+        # the only words that differ are attribute names the types vouched for
+        sa, sb = shape(a), shape(b)
+        assert [t for t, _s in sa] == [t for t, _s in sb]
+        differ = {(x, y) for (_t, x), (_u, y) in zip(sa, sb) if x != y}
+        assert differ == {("points", "seen")}, differ
+        assert "import" not in b and "os" not in re.findall(r"\w+", b)
+
+
+def test_rulekit_compile_shows_the_generated_code() -> None:
+    result = CliRunner().invoke(main, ["compile", str(ROOT / "games" / "qwixx.yaml")])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("def generate(st, base, seat, out, seen):") == 2
+    assert re.search(r"# .*qwixx\.yaml:\d+:\d+", result.output)
+    bad = CliRunner().invoke(main, ["compile", str(ROOT / "games" / "missing.yaml")])
+    assert bad.exit_code == 1 and "no such file" in bad.output
