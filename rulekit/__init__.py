@@ -1,8 +1,13 @@
-"""rulekit: a rules engine whose games are data."""
+"""rulekit: a rules engine whose games are data.
 
-from rulekit.engine.game import Game, load_game
-from rulekit.engine.state import State
-from rulekit.engine.steps import Action
+The engine is imported on first use of a name that needs it, so that the command line
+starts fast (`rulekit --help` imports no parser, no schema validator).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from rulekit.errors import (
     ChanceError,
     Diagnostic,
@@ -13,6 +18,27 @@ from rulekit.errors import (
     NoOptionError,
     RulekitError,
 )
+
+if TYPE_CHECKING:
+    from rulekit.engine.game import Game, load_game
+    from rulekit.engine.state import State
+    from rulekit.engine.steps import Action
+
+#: the engine's public names and the modules that define them
+_LAZY = {"Game": "rulekit.engine.game", "load_game": "rulekit.engine.game",
+         "State": "rulekit.engine.state", "Action": "rulekit.engine.steps"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rulekit' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Action",

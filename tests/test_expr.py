@@ -656,7 +656,7 @@ def test_nothing_is_parsed_while_running(monkeypatch: pytest.MonkeyPatch) -> Non
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("parsed at run time")
 
-    monkeypatch.setattr(parser._PARSER, "parse", refuse)
+    monkeypatch.setattr(parser._parser(), "parse", refuse)
     assert compiled.fn(make_state(), ENV) == 21
     assert label.fn(None, ENV) == "7 and dice"
 
