@@ -3,6 +3,7 @@ that do not depend on the game."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 
@@ -28,6 +29,15 @@ class Action:
         return f"Action({self.label!r})"
 
 
+def check_roll(outcome: Any, dice: list[str] | tuple[str, ...], sides: int = 6) -> None:
+    """An imposed roll names exactly the dice in play, each with a face they can show."""
+    if not isinstance(outcome, dict) or set(outcome) != set(dice):
+        raise ChanceError(f"a roll gives faces to exactly {', '.join(dice)}")
+    for name, face in outcome.items():
+        if type(face) is not int or not 1 <= face <= sides:
+            raise ChanceError(f"{name} shows 1 to {sides}, not {face!r}")
+
+
 class BaseState:
     """The game-independent part of a state: the decision due, finding the chosen action,
     winners.
@@ -38,7 +48,18 @@ class BaseState:
     """
 
     log: list[dict]
+    rng: random.Random
+    over = False
     _legal: list[Action] | None = None
+
+    def _shallow_copy(self) -> Any:
+        """A copy sharing every container but the RNG and the log: `clone` copies the rest."""
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.log = list(self.log)
+        return other
 
     def _generate(self) -> list[Action]:
         raise NotImplementedError
@@ -51,7 +72,7 @@ class BaseState:
 
     @property
     def is_over(self) -> bool:
-        raise NotImplementedError
+        return self.over
 
     @property
     def is_chance(self) -> bool:

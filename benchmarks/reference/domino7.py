@@ -81,22 +81,14 @@ class DominoState(BaseState):
         self.log: list[dict] = []
 
     def clone(self) -> DominoState:
-        other = DominoState.__new__(DominoState)
-        other.__dict__.update(self.__dict__)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other = self._shallow_copy()
         other.hands = [list(h) for h in self.hands]
         other.stock = list(self.stock)
         other.ends = dict(self.ends)  # ends are replaced, never changed
         other.points = list(self.points)
-        other.log = list(self.log)
         return other
 
     # ---- the API ------------------------------------------------------------------------
-    @property
-    def is_over(self) -> bool:
-        return self.over
-
     @property
     def is_chance(self) -> bool:
         return not self.dealt

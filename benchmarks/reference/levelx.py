@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import functools
 import random
-from typing import Any
 
-from benchmarks.reference.common import Action, BaseState, ChanceError
+from benchmarks.reference.common import Action, BaseState, ChanceError, check_roll
 
 DICE = ("d1", "d2", "d3", "d4")
 #: fields of each row, the X field (the last) included
@@ -75,10 +74,7 @@ class LevelXState(BaseState):
         self.log: list[dict] = []
 
     def clone(self) -> LevelXState:
-        other = LevelXState.__new__(LevelXState)
-        other.__dict__.update(self.__dict__)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other = self._shallow_copy()
         other.pawns = [dict(p) for p in self.pawns]
         other.on_x = dict(self.on_x)
         other.chips = dict(self.chips)
@@ -87,14 +83,9 @@ class LevelXState(BaseState):
         other.bonus_held = [list(h) for h in self.bonus_held]
         other.sets_rewarded = list(self.sets_rewarded)
         other.dice = list(self.dice)
-        other.log = list(self.log)
         return other
 
     # ---- the API ------------------------------------------------------------------------
-    @property
-    def is_over(self) -> bool:
-        return self.over
-
     @property
     def is_chance(self) -> bool:
         return not self.over and not self.rolled
@@ -110,19 +101,13 @@ class LevelXState(BaseState):
         if outcome is None:
             outcome = {name: self.rng.randint(1, 6) for name in DICE}
         else:
-            self._check_roll(outcome)
+            check_roll(outcome, DICE)
         self.dice = [outcome[name] for name in DICE]
         self.log.append({"chance": "roll", "outcome": outcome})
         self.rolled = True
         self._legal = None
         return outcome
 
-    def _check_roll(self, outcome: Any) -> None:
-        if not isinstance(outcome, dict) or set(outcome) != set(DICE):
-            raise ChanceError(f"a roll gives faces to exactly {', '.join(DICE)}")
-        for name, face in outcome.items():
-            if type(face) is not int or not 1 <= face <= 6:
-                raise ChanceError(f"{name} shows 1 to 6, not {face!r}")
 
     def scores(self) -> list[int]:
         return [sum(row * n for row, n in self.won[seat].items()) + sum(self.bonus_held[seat])

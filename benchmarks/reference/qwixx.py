@@ -9,9 +9,8 @@ labels for every legal action and a log of rolls and decisions.
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from benchmarks.reference.common import Action, BaseState, ChanceError
+from benchmarks.reference.common import Action, BaseState, ChanceError, check_roll
 
 DICE = ("white1", "white2", "red", "yellow", "green", "blue")
 COLOURS = ("red", "yellow", "green", "blue")
@@ -30,7 +29,7 @@ LOCKS_TO_END = 2
 ROW_SCORES = [0, 1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 66, 78]
 
 # where a turn stands
-ROLL, WHITE_SUM, COLOUR_SUM, OVER = "roll", "white sum", "colour sum", "over"
+ROLL, WHITE_SUM, COLOUR_SUM = "roll", "white sum", "colour sum"
 
 
 class Sheet:
@@ -96,34 +95,29 @@ class QwixxState(BaseState):
         self.deciders: list[int] = []  # the white sum: who still decides, in seat order
         self.white_choices: list[Action] = []
         self.crossed = False  # the active player crossed something this turn
+        self.over = False
         self.end_reason: str | None = None
         self.log: list[dict] = []
 
     def clone(self) -> QwixxState:
-        other = QwixxState.__new__(QwixxState)
-        other.__dict__.update(self.__dict__)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other = self._shallow_copy()
         other.sheets = [sheet.copy() for sheet in self.sheets]
         other.locked = set(self.locked)
         other.dice = dict(self.dice)
         other.in_game = list(self.in_game)
         other.deciders = list(self.deciders)
         other.white_choices = list(self.white_choices)
-        other.log = list(self.log)
         return other
 
     # ---- the API ------------------------------------------------------------------------
     @property
-    def is_over(self) -> bool:
-        return self.stage == OVER
-
-    @property
     def is_chance(self) -> bool:
-        return self.stage == ROLL
+        return self.stage == ROLL and not self.over
 
     @property
     def current_player(self) -> int | None:
+        if self.over:
+            return None
         if self.stage == WHITE_SUM:
             return self.deciders[0]
         if self.stage == COLOUR_SUM:
@@ -132,12 +126,12 @@ class QwixxState(BaseState):
 
     def resolve_chance(self, outcome: dict[str, int] | None = None) -> dict[str, int]:
         """Roll the dice still in the game, or impose `outcome` ({die name: face})."""
-        if self.stage != ROLL:
+        if not self.is_chance:
             raise ChanceError("no roll is due now")
         if outcome is None:
             outcome = {name: self.rng.randint(1, 6) for name in self.in_game}
         else:
-            self._check_roll(outcome)
+            check_roll(outcome, self.in_game)
         self.dice.update(outcome)
         self.log.append({"chance": "roll", "outcome": outcome})
         self.stage = WHITE_SUM
@@ -147,12 +141,6 @@ class QwixxState(BaseState):
         self._legal = None
         return outcome
 
-    def _check_roll(self, outcome: Any) -> None:
-        if not isinstance(outcome, dict) or set(outcome) != set(self.in_game):
-            raise ChanceError(f"a roll gives faces to exactly {', '.join(self.in_game)}")
-        for name, face in outcome.items():
-            if type(face) is not int or not 1 <= face <= 6:
-                raise ChanceError(f"{name} shows 1 to 6, not {face!r}")
 
     def scores(self) -> list[int]:
         return [sheet.score() for sheet in self.sheets]
@@ -218,7 +206,7 @@ class QwixxState(BaseState):
             self.end_reason = "locks"
         else:
             return False
-        self.stage = OVER
+        self.over = True
         return True
 
     def _next_turn(self) -> None:
