@@ -1,0 +1,1 @@
+"""Benchmarks of rulekit and the hand-written games it is measured against."""

@@ -1,0 +1,162 @@
+"""Random playouts per second of the YAML games against hand-written Python, in one run.
+
+    python benchmarks/compare.py [--games 200] [--rounds 5] [--seed 1] [--json]
+
+For each shipped game (Qwixx with 3 players, Level X with 2, Domino 7 with 4) it times
+random playouts of the YAML file through rulekit's API and of its plain reference
+(benchmarks/reference/) through the same loop (`resolve_chance()`, then
+`apply(rng.choice(legal_actions()))`), and for Qwixx also the optimised reference that
+plays without any API. Absolute figures on a shared machine are noisy, so the contenders
+take turns: every round runs each of them once on the same seeds, in a rotating order, and
+each keeps its best round; time is the process's CPU time, so waiting for a busy core does
+not count. The ratios are what to read: the engine's targets are YAML /
+plain reference >= 1.3 for every game and Qwixx YAML / optimised >= 0.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import rulekit  # noqa: E402
+from benchmarks.playouts import playout  # noqa: E402
+from benchmarks.reference import domino7, levelx, qwixx, qwixx_fast  # noqa: E402
+
+#: the engine's targets, as ratios of games/s measured in one run
+TARGET_VS_PLAIN = 1.3
+TARGET_VS_OPTIMISED = 0.5
+
+#: (name, YAML file, players, plain reference, optimised random game or None)
+GAMES = [
+    ("Qwixx", "qwixx.yaml", 3, qwixx.GAME, qwixx_fast.random_game),
+    ("Level X", "levelx.yaml", 2, levelx.GAME, None),
+    ("Domino 7", "domino7.yaml", 4, domino7.GAME, None),
+]
+
+
+def api_runner(game: Any, players: int) -> Callable[[int, int], int]:
+    """Random playouts through the State API (rulekit's or a reference's): returns a
+    function that plays `games` games from seeds seed, seed + 1, ... and counts decisions."""
+    def run(games: int, seed: int) -> int:
+        rng = random.Random(seed)
+        return sum(playout(game.new_game(players=players, seed=seed + i), rng)
+                   for i in range(games))
+    return run
+
+
+def direct_runner(random_game: Callable[[int, random.Random], list[int]],
+                  players: int) -> Callable[[int, int], int]:
+    """Random games of an optimised reference: each game its own Random(seed + i), as the
+    API games get; it counts no decisions."""
+    def run(games: int, seed: int) -> int:
+        for i in range(games):
+            random_game(players, random.Random(seed + i))
+        return 0
+    return run
+
+
+def measure(games: int, rounds: int, seed: int) -> list[dict[str, Any]]:
+    """Every contender of every game, interleaved round by round; games/s of each round."""
+    contenders: list[tuple[dict[str, Any], str, Callable[[int, int], int]]] = []
+    results = []
+    for name, file, players, plain, fast in GAMES:
+        entry: dict[str, Any] = {"game": name, "players": players, "contenders": {}}
+        yaml_game = rulekit.load_game(ROOT / "games" / file)
+        runs = [("yaml", api_runner(yaml_game, players)), ("plain", api_runner(plain, players))]
+        if fast is not None:
+            runs.append(("optimised", direct_runner(fast, players)))
+        for kind, run in runs:
+            entry["contenders"][kind] = {"rounds": [], "decisions_per_game": None}
+            contenders.append((entry, kind, run))
+        results.append(entry)
+    for r in range(rounds):
+        # a rotating order, so that no contender always runs right after the same one
+        k = r % len(contenders)
+        for entry, kind, run in contenders[k:] + contenders[:k]:
+            # CPU time of this process: time spent waiting for a core shared with other
+            # work does not count, which keeps the figures of a busy machine comparable
+            start = time.process_time()
+            decisions = run(games, seed)
+            seconds = time.process_time() - start
+            c = entry["contenders"][kind]
+            c["rounds"].append(games / seconds)
+            if decisions:
+                c["decisions_per_game"] = decisions / games
+    for entry in results:
+        cs = entry["contenders"]
+        for c in cs.values():
+            c["best"] = max(c["rounds"])
+            c["median"] = statistics.median(c["rounds"])
+        entry["yaml_vs_plain"] = cs["yaml"]["best"] / cs["plain"]["best"]
+        if "optimised" in cs:
+            entry["yaml_vs_optimised"] = cs["yaml"]["best"] / cs["optimised"]["best"]
+    return results
+
+
+def table(results: list[dict[str, Any]], games: int, rounds: int) -> str:
+    """The figures as a Markdown table, with the targets and whether they are met."""
+    lines = [
+        f"Random playouts, games per CPU second (best of {rounds} rounds of {games} games "
+        "each):",
+        "",
+        "| game | players | YAML (rulekit API) | plain reference (same API) | optimised "
+        "(no API) | YAML / plain | YAML / optimised |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for e in results:
+        cs = e["contenders"]
+        fast = f"{cs['optimised']['best']:,.0f}" if "optimised" in cs else "-"
+        vs_fast = f"{e['yaml_vs_optimised']:.2f}x" if "yaml_vs_optimised" in e else "-"
+        lines.append(f"| {e['game']} | {e['players']} | {cs['yaml']['best']:,.0f} | "
+                     f"{cs['plain']['best']:,.0f} | {fast} | {e['yaml_vs_plain']:.2f}x | "
+                     f"{vs_fast} |")
+    lines.append("")
+    lines.append(f"Targets: YAML / plain >= {TARGET_VS_PLAIN}x for every game, Qwixx "
+                 f"YAML / optimised >= {TARGET_VS_OPTIMISED}x.")
+    for e in results:
+        met = [f"vs plain {'met' if e['yaml_vs_plain'] >= TARGET_VS_PLAIN else 'not met'}"]
+        if "yaml_vs_optimised" in e:
+            ok = e["yaml_vs_optimised"] >= TARGET_VS_OPTIMISED
+            met.append(f"vs optimised {'met' if ok else 'not met'}")
+        dpg = ", ".join(f"{kind} {c['decisions_per_game']:.1f}"
+                        for kind, c in e["contenders"].items() if c["decisions_per_game"])
+        lines.append(f"  {e['game']}: {'; '.join(met)} (decisions per game: {dpg})")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse the arguments, measure every contender, print the table (or JSON)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=200, help="games per contender and round")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds; each contender keeps its best")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args(argv)
+    if args.games < 1 or args.rounds < 1:
+        ap.error("--games and --rounds must be at least 1")
+    try:
+        results = measure(args.games, args.rounds, args.seed)
+    except rulekit.RulekitError as exc:
+        sys.exit(str(exc))
+    if args.json:
+        print(json.dumps({"games": args.games, "rounds": args.rounds, "seed": args.seed,
+                          "clock": "process CPU time",
+                          "targets": {"yaml_vs_plain": TARGET_VS_PLAIN,
+                                      "yaml_vs_optimised": TARGET_VS_OPTIMISED},
+                          "results": results}, indent=2))
+    else:
+        print(table(results, args.games, args.rounds))
+
+
+if __name__ == "__main__":
+    main()
