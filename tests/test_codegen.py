@@ -14,6 +14,7 @@ from click.testing import CliRunner
 import rulekit
 from rulekit.cli import main
 from rulekit.engine import codegen
+from rulekit.expr import pysource
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted((ROOT / "games").glob("*.yaml"))
@@ -21,12 +22,13 @@ PLAYERS = {"qwixx": 3, "levelx": 2, "domino7": 4}
 
 
 def load(path: Path, generated: bool) -> rulekit.Game:
-    old = codegen.ENABLED
-    codegen.ENABLED = generated
+    """The game with every part as generated code, or every part as closures."""
+    old = codegen.ENABLED, pysource.FUNCTIONS
+    codegen.ENABLED = pysource.FUNCTIONS = generated
     try:
         return rulekit.load_game(path)
     finally:
-        codegen.ENABLED = old
+        codegen.ENABLED, pysource.FUNCTIONS = old
 
 
 def course(game: rulekit.Game, players: int, seed: int) -> list:

@@ -1682,7 +1682,11 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
         if node.const and isinstance(node.value, list):
             with py.collecting(consts):
                 src = py.call(list, src)  # a copy, as the closure hands out
-        return Compiled(_result_fn(node), node.type, text, node.const, src, consts)
+        fn = _result_fn(node)
+        if src is not None and not node.const:
+            fn = py.function(src, consts, [scope.pynames[n] for n in sorted(node.free)],
+                             sorted(node.free)) or fn
+        return Compiled(fn, node.type, text, node.const, src, consts)
 
     return _guarded(run)
 

@@ -61,6 +61,22 @@ def call(func: Any, *args: str | None) -> str | None:
     return f"{f}({', '.join(args)})"  # type: ignore[arg-type]
 
 
+#: False: expressions keep their closures (the differential tests compare both paths)
+FUNCTIONS = True
+
+
+def function(src: str, consts: dict[str, Any], pynames: list[str], names: list[str]) -> Any:
+    """An expression's source as a function `f(st, env)`: its locals read once from env."""
+    if not FUNCTIONS:
+        return None
+    with collecting(consts):
+        keys = [const(n) for n in names]
+    lines = ["def f(st, env):"]
+    lines += [f"    {p} = env[{k}]" for p, k in zip(pynames, keys)]
+    lines.append(f"    return {src}")
+    return compile_function("\n".join(lines) + "\n", consts, "f")
+
+
 def compile_function(source: str, consts: dict[str, Any], name: str) -> Any:
     """Compile generated `source`, which defines `name`, with `consts` as its only globals."""
     namespace: dict[str, Any] = {"__builtins__": {}}

@@ -84,6 +84,7 @@ def compile_template(text: str, scope: Scope) -> Compiled:
         pieces: list[str | tuple[Fn, Callable[[Any], str]]] = []
         srcs: list[str | tuple[str | None, Callable[[Any], str], Type]] = []
         consts: dict[str, Any] = {}
+        free: set[str] = set()
         constant = True
         for part in _split(text):
             if isinstance(part, str):
@@ -109,9 +110,14 @@ def compile_template(text: str, scope: Scope) -> Compiled:
                 constant = False
                 pieces.append((node.fn, render))
                 srcs.append((node.src, render, node.type))
+                free |= node.free
         with py.collecting(consts):
             src = _source(srcs)
-        return Compiled(_assemble(pieces), STR, text, constant, src, consts)
+        fn = _assemble(pieces)
+        if src is not None and not constant:
+            names = sorted(free)
+            fn = py.function(src, consts, [scope.pynames[n] for n in names], names) or fn
+        return Compiled(fn, STR, text, constant, src, consts)
 
     return _guarded(run)
 
