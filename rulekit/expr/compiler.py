@@ -127,7 +127,8 @@ class _Gen:
     than building the list.
     """
 
-    __slots__ = ("node", "lazy", "count", "fast", "filtered", "clauses", "body_src")
+    __slots__ = ("node", "lazy", "count", "fast", "filtered", "clauses", "body_src",
+                 "lazy_src")
 
     def __init__(self, node: _N, lazy: Fn | None, count: Fn | None, fast: bool = False) -> None:
         self.node = node
@@ -137,10 +138,13 @@ class _Gen:
         self.filtered = False  # has an `if` clause
         self.clauses: str | None = None  # source of the `for ... if ...` clauses
         self.body_src: str | None = None
+        self.lazy_src: str | None = None  # map()/filter() with no Python loop, when possible
 
     @property
     def gen_src(self) -> str | None:
-        """The generator expression's source, for builtins that consume it lazily."""
+        """The generator's source, for builtins that consume it lazily."""
+        if self.lazy_src is not None:
+            return self.lazy_src
         if self.clauses is None or self.body_src is None:
             return None
         return f"({self.body_src} {self.clauses})"
@@ -734,6 +738,7 @@ class _Compiler:
             built.append((name, metered(it.iter_fn or it.fn), cond_fn))
 
         fast = False
+        fast_src = None
         if len(built) == 1:
             name, itf, cond_fn = built[0]
             kept = [c for c in levels[0][2] if not (c.const and c.value)]
@@ -741,6 +746,8 @@ class _Compiler:
             if plan is not None:
                 fast = True
                 values, lazy, count = _fast_single(itf, body, *plan)
+                it = levels[0][1]
+                fast_src = _fast_src(it.iter_src or it.src, body, *plan)
             else:
                 values = _single_values(name, itf, cond_fn, body)
                 lazy = _single_lazy(name, itf, cond_fn, body)
@@ -766,7 +773,10 @@ class _Compiler:
         if not node.const:
             gen.clauses = _clauses_src(levels, pynames)
             gen.body_src = body.src
-            if gen.clauses is not None and body.src is not None:
+            gen.lazy_src = fast_src
+            if fast_src is not None:
+                node.src = py.call(list, fast_src)
+            elif gen.clauses is not None and body.src is not None:
                 node.src = f"[{body.src} {gen.clauses}]"
         return gen
 
@@ -1185,6 +1195,20 @@ def _loop_var_plan(
         return body_f, fs[0]
     parts = tuple(f or _identity for f in fs)
     return body_f, lambda v: all(f(v) for f in parts)
+
+
+def _fast_src(items: str | None, body: _N, body_f: Callable[[Any], Any] | None,
+              keep: Any) -> str | None:
+    """The source of `_fast_single`'s lazy pipeline: map() and filter() over the charged
+    items with the same C-level functions as constants, no Python-level loop."""
+    if items is None or body.const:
+        return None
+    seq = py.call(charged, items)
+    if keep is not _NO_FILTER:
+        seq = py.call(filter, py.const(keep), seq)
+    if body_f is not None:
+        seq = py.call(map, py.const(body_f), seq)
+    return seq
 
 
 def _fast_single(
