@@ -381,5 +381,26 @@ def _next_step(steps: Iterator[dict]) -> dict:
     return step
 
 
+# ---- test --------------------------------------------------------------------------------------
+@main.command("test")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="one line per scenario, or JSON for tools")
+@_extends_option
+def test_command(paths: tuple[str, ...], fmt: str, extends_roots: tuple[str, ...]) -> None:
+    """Run the scenarios of tests files (docs/tests.md).
+
+    A game file runs NAME.tests.yaml beside it, a folder every *.tests.yaml in it, a
+    tests file itself. Exit code 0 when every scenario passes, 1 when one fails or a
+    file is invalid, 2 for a usage error.
+    """
+    from rulekit.scenarios.report import run_paths
+
+    report = run_paths(paths, extends_roots)
+    click.echo(json.dumps(report.as_dict(), indent=2) if fmt == "json" else report.text())
+    if not report.ok:
+        raise click.exceptions.Exit(1)
+
+
 if __name__ == "__main__":
     main()
