@@ -237,7 +237,7 @@ class _Run:
         try:
             fn = compile_expr(text, self.game.scope, expect).fn
         except ExprError as exc:
-            src = self.sc.src
+            src = self.sc.source(at)
             full = self.sc.path + at
             pos = src.key_pos(full) if key else src.pos(full)
             line, col = locate_expr_error(pos, exc)

@@ -79,7 +79,6 @@ def tests_schema() -> dict:
                        "and check what follows; see docs/tests.md.",
         "type": "object",
         "additionalProperties": False,
-        "required": ["scenarios"],
         "properties": {
             "description": {"type": "string"},
             "game": {"type": "string", "minLength": 1,
@@ -88,7 +87,7 @@ def tests_schema() -> dict:
             "extends": {"type": "string", "minLength": 1,
                         "description": "a tests file whose scenarios run here too; "
                                        "scenarios of the same name replace them"},
-            "scenarios": {"type": "object", "minProperties": 1,
+            "scenarios": {"type": "object",
                           "additionalProperties": {"$ref": "#/$defs/scenario"},
                           "description": "scenarios by name"},
         },

@@ -20,19 +20,29 @@ TESTS_SUFFIXES = (".tests.yaml", ".tests.yml")
 
 @dataclass
 class Scenario:
-    """One scenario: its name, its mapping, and the file (with positions) it stands in."""
+    """One scenario: its name, its mapping, and the file (with positions) it stands in;
+    a variant's tests may replace some of its keys, which then stand in the variant's."""
 
     name: str
     data: dict
     src: Source
+    overridden: dict[str, Source] = field(default_factory=dict)  # key -> the file it is from
 
     @property
     def path(self) -> Path_:
         return ("scenarios", self.name)
 
+    def source(self, rel: Path_) -> Source:
+        return self.overridden.get(rel[0], self.src) if rel else self.src
+
     def diag(self, rel: Path_, message: str, hint: str | None = None) -> Diagnostic:
         """A diagnostic at a node of this scenario (`rel` is the path below it)."""
-        return self.src.diag(self.path + tuple(rel), message, hint)
+        return self.source(rel).diag(self.path + tuple(rel), message, hint)
+
+    def merged(self, data: dict, src: Source) -> Scenario:
+        """This scenario with the keys a variant's scenario of the same name gives."""
+        over = dict(self.overridden) | {k: src for k in data}
+        return Scenario(self.name, self.data | data, self.src, over)
 
 
 @dataclass
@@ -76,6 +86,10 @@ def load_suite(path: str | Path, extends_roots: Sequence[str | Path] = ()) -> Su
     suite = Suite(str(path), game)
     scenarios, skipped = _scenarios(path, src, [], roots)
     suite.scenarios = list(scenarios.values())
+    if not suite.scenarios and not skipped:
+        raise GameFileError([src.diag((), "the file holds no scenarios",
+                                      hint="add `scenarios:`, a mapping of names to scenarios "
+                                           "(docs/tests.md)")])
     suite.skipped = skipped
     return suite
 
@@ -84,7 +98,7 @@ def _read(path: Path) -> Source:
     src = read_file(path)
     diags = schema_diagnostics(src, validator())
     if not diags:
-        for name, sc in src.data["scenarios"].items():
+        for name, sc in (src.data.get("scenarios") or {}).items():
             diags += _check_steps(Scenario(str(name), sc, src))
     if diags:
         raise GameFileError(diags)
@@ -106,8 +120,8 @@ def _scenarios(path: Path, src: Source, chain: list[Path],
         if len(chain) >= MAX_EXTENDS:
             raise GameFileError([src.diag(("extends",), "extends: chain is too long",
                                           hint=f"at most {MAX_EXTENDS} files")])
-        out, skipped = _scenarios(base, _read(base), chain + [here], roots)
-    for name, data in src.data["scenarios"].items():
+        out, skipped = _scenarios(base, _read(_shown(base)), chain + [here], roots)
+    for name, data in (src.data.get("scenarios") or {}).items():
         name = str(name)
         if "skip" in data:
             if name not in out:
@@ -118,12 +132,21 @@ def _scenarios(path: Path, src: Source, chain: list[Path],
             del out[name]
             skipped[name] = data["skip"]
             continue
-        if "steps" not in data:
+        if name in out:
+            out[name] = out[name].merged(data, src)
+        elif "steps" not in data:
             raise GameFileError([src.diag(("scenarios", name), "steps is missing (required)",
                                           hint="add `steps:`, a list of chance outcomes, "
                                                "decisions and expectations")])
-        out[name] = Scenario(name, data, src)
+        else:
+            out[name] = Scenario(name, data, src)
     return out, skipped
+
+
+def _shown(real: Path) -> Path:
+    """A base file's path as messages show it: relative to the working folder if inside."""
+    rel = os.path.relpath(real)
+    return real if rel.startswith("..") else Path(rel)
 
 
 def _check_steps(sc: Scenario) -> list[Diagnostic]:
