@@ -267,6 +267,28 @@ def format_report(r: dict) -> str:
 # ---- play --------------------------------------------------------------------------------------
 _no_color_option = click.option("--no-color", is_flag=True,
                                  help="plain text, even in a terminal that shows colours")
+_record_option = click.option(
+    "--record-test", "record_test", type=click.Path(dir_okay=False), default=None,
+    metavar="FILE", help="write the game as a scenario for `rulekit test` (docs/tests.md): its "
+                         "chance outcomes, decisions, legal labels and final scores")
+
+
+class _Recorder(LogFile):
+    """`--log` and `--record-test`: both written from the game when it ends or stops."""
+
+    def __init__(self, path: str | None, game_file: str, overrides: dict[str, Any],
+                 test_file: str | None) -> None:
+        super().__init__(path, game_file, overrides)
+        self.source_file = game_file
+        self.test_file = test_file
+
+    def write(self, state: Any) -> None:
+        super().write(state)
+        if self.test_file is not None:
+            from rulekit.scenarios.record import write_scenario
+
+            write_scenario(self.test_file, state, self.source_file, self.overrides)
+            click.echo(f"test written to {printable(self.test_file)}")
 
 
 @main.command()
@@ -284,10 +306,11 @@ _no_color_option = click.option("--no-color", is_flag=True,
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
               help="write the game's log (JSON lines) to this file, for `rulekit replay`; "
                    "in a series of levels it holds the level played last")
+@_record_option
 @_no_color_option
 def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
          sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool, first_level: int,
-         log_file: str | None, no_color: bool) -> None:
+         log_file: str | None, record_test: str | None, no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
@@ -306,7 +329,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
-        log = LogFile(log_file, file, overrides)
+        log = _Recorder(log_file, file, overrides, record_test)
         if game.levels:
             if first_level > len(game.levels):
                 raise click.BadParameter(f"{printable(game.name)} has levels 1 to "
@@ -335,9 +358,10 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
               help="the game file  [default: the one the log names, if it lies next to the "
                    "log: in the log's folder or below]")
 @_extends_option
+@_record_option
 @_no_color_option
 def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
-           no_color: bool) -> None:
+           record_test: str | None, no_color: bool) -> None:
     """Rebuild a logged game exactly and print its course and result.
 
     The game file is the one named with --game, or else the one the log names if it lies
@@ -371,6 +395,11 @@ def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
             click.echo(f"\nthe log stops at turn {state.turn}: the game is not over")
             click.echo("scores so far: " + ", ".join(f"player {s} {x}"
                                                      for s, x in enumerate(state.scores())))
+        if record_test is not None:
+            from rulekit.scenarios.record import write_scenario
+
+            write_scenario(record_test, state, path, glog.overrides)
+            click.echo(f"test written to {printable(record_test)}")
 
 
 def _next_step(steps: Iterator[dict]) -> dict:
