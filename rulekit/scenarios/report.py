@@ -9,7 +9,6 @@ from pathlib import Path
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.scenarios.runner import Outcome, run_suite
 from rulekit.scenarios.suite import TESTS_SUFFIXES, is_tests_file, load_suite, tests_file_of
-from rulekit.text import printable
 
 
 @dataclass

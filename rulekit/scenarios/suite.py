@@ -97,6 +97,13 @@ def load_suite(path: str | Path, extends_roots: Sequence[str | Path] = ()) -> Su
 def _read(path: Path) -> Source:
     src = read_file(path)
     diags = schema_diagnostics(src, validator())
+    scenarios = src.data.get("scenarios") if isinstance(src.data, dict) else None
+    for name in scenarios if isinstance(scenarios, dict) else ():
+        if not isinstance(name, str):
+            diags.append(src.diag(("scenarios", name), f"the scenario name {name!r} is read as "
+                                  f"a {type(name).__name__}, not as text",
+                                  hint="quote it: 'yes', 'no', 'true' and numbers need quotes "
+                                       "to be names", key=True))
     if not diags:
         for name, sc in (src.data.get("scenarios") or {}).items():
             diags += _check_steps(Scenario(str(name), sc, src))
