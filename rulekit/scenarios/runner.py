@@ -57,9 +57,11 @@ class _Failed(Exception):
 
 
 def run_suite(suite: Suite, source: Source | None = None,
-              extends_roots: Sequence[str | Path] = ()) -> list[Outcome]:
+              extends_roots: Sequence[str | Path] = (), fail_fast: bool = False
+              ) -> list[Outcome]:
     """Run every scenario of the suite against its game (or against `source`, a game
-    document already read: the mutation tests hand in changed rules)."""
+    document already read: the mutation tests hand in changed rules); with `fail_fast`,
+    stop after the first scenario that fails."""
     if source is None:
         source = load_source(suite.game, extends_roots)
     games: dict[str, Game | RulekitError] = {}
@@ -71,6 +73,8 @@ def run_suite(suite: Suite, source: Source | None = None,
         except _Failed as f:
             outcome.failures.append(f.diag)
         out.append(outcome)
+        if fail_fast and not outcome.ok:
+            break
     return out
 
 
@@ -209,6 +213,15 @@ class _Run:
             got = self.evaluate(at, want, BOOL)
             if got is not True:
                 raise self.fail(at, f"expected `{want}` to be true, got {_show(got)}")
+        elif key == "impossible":
+            if not st.is_chance:
+                raise self.fail(at, f"expected a chance step to refuse {_show(want)}, got "
+                                f"{_now(st)}")
+            try:
+                st.clone().resolve_chance(want)
+            except RulekitError:
+                return
+            raise self.fail(at, f"expected {_show(want)} to be impossible, but it was taken")
         else:  # values
             for text, value in want.items():
                 got = _plain(self.evaluate(at + (text,), str(text), None, key=True))

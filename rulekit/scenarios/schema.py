@@ -18,7 +18,7 @@ OUTCOME = {"description": "a chance outcome as RULES.md gives it (a roll: a mapp
 ACTIONS = ("roll", "deal", "chance", "play")
 #: the keys of a step that check the game; a step holds any of them
 CHECKS = ("decides", "legal", "legal_includes", "legal_excludes", "over", "end_reason",
-          "scores", "expect", "values")
+          "scores", "expect", "values", "impossible")
 
 
 def _step() -> dict:
@@ -47,6 +47,8 @@ def _step() -> dict:
                        "description": "an expression of the game that must be true now"},
             "values": {"type": "object", "minProperties": 1,
                        "description": "expressions of the game and the value each must have"},
+            "impossible": {**OUTCOME, "description": "a chance outcome the due chance step "
+                                                     "must refuse (the state stays as it is)"},
         },
     }
 
