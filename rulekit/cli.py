@@ -415,8 +415,11 @@ def _next_step(steps: Iterator[dict]) -> dict:
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="one line per scenario, or JSON for tools")
+@click.option("--untested-ok", is_flag=True,
+              help="a game file without a tests file beside it is no error (for hooks)")
 @_extends_option
-def test_command(paths: tuple[str, ...], fmt: str, extends_roots: tuple[str, ...]) -> None:
+def test_command(paths: tuple[str, ...], fmt: str, untested_ok: bool,
+                 extends_roots: tuple[str, ...]) -> None:
     """Run the scenarios of tests files (docs/tests.md).
 
     A game file runs NAME.tests.yaml beside it, a folder every *.tests.yaml in it, a
@@ -425,7 +428,7 @@ def test_command(paths: tuple[str, ...], fmt: str, extends_roots: tuple[str, ...
     """
     from rulekit.scenarios.report import run_paths
 
-    report = run_paths(paths, extends_roots)
+    report = run_paths(paths, extends_roots, untested_ok)
     click.echo(json.dumps(report.as_dict(), indent=2) if fmt == "json" else report.text())
     if not report.ok:
         raise click.exceptions.Exit(1)

@@ -334,3 +334,25 @@ def test_a_game_stopped_early_is_recorded_as_not_over(qwixx):
     assert result.exit_code == 0
     assert "over: false" in test.read_text()
     assert run("test", str(test)).exit_code == 0
+
+
+def test_an_outcome_expected_impossible_that_is_taken_fails(qwixx):
+    tests = write(qwixx.with_name("qwixx.tests.yaml"), f"""\
+scenarios:
+  faces:
+    steps:
+      - impossible: {{white1: 7, white2: 4, red: 1, yellow: 1, green: 1, blue: 1}}
+      - impossible: {ROLL}
+""")
+    out = run("test", str(tests)).output
+    assert f"{tests}:5:21: scenario faces: expected " in out
+    assert "to be impossible, but it was taken" in out
+
+
+def test_a_game_file_without_tests_is_no_error_for_the_hook(qwixx):
+    result = run("test", "--untested-ok", str(qwixx))
+    assert result.exit_code == 0 and "0 scenarios" in result.output
+    # the hook names each changed file: a tests file and its game run once
+    both = run("test", str(GAMES / "levelx.yaml"), str(GAMES / "levelx.tests.yaml"))
+    alone = run("test", str(GAMES / "levelx.yaml"))
+    assert both.output == alone.output

@@ -43,8 +43,9 @@ class Report:
                 "problems": [d.as_dict() for d in self.problems]}
 
 
-def tests_files(path: str) -> list[Path] | Diagnostic:
-    """The tests files a path names: itself, the one beside a game file, or a folder's."""
+def tests_files(path: str, untested_ok: bool = False) -> list[Path] | Diagnostic:
+    """The tests files a path names: itself, the one beside a game file, or a folder's;
+    with `untested_ok`, a game file without tests names none."""
     p = Path(path)
     if p.is_dir():
         found = sorted(f for f in p.iterdir()
@@ -55,20 +56,28 @@ def tests_files(path: str) -> list[Path] | Diagnostic:
     if not p.exists():
         return Diagnostic(path, 0, 0, "no such file or folder")
     beside = tests_file_of(p)
+    if not beside.is_file() and untested_ok:
+        return []
     if not beside.is_file():
         return Diagnostic(path, 0, 0, f"no tests for this game: write {beside.name} beside it",
                           hint="docs/tests.md describes the scenarios of a tests file")
     return [beside]
 
 
-def run_paths(paths: Sequence[str], extends_roots: Sequence[str] = ()) -> Report:
+def run_paths(paths: Sequence[str], extends_roots: Sequence[str] = (),
+              untested_ok: bool = False) -> Report:
+    """Run the tests files the paths name, each once."""
     report = Report()
+    seen: set[Path] = set()
     for path in paths:
-        files = tests_files(path)
+        files = tests_files(path, untested_ok)
         if isinstance(files, Diagnostic):
             report.problems.append(files)
             continue
         for f in files:
+            if f.resolve() in seen:
+                continue
+            seen.add(f.resolve())
             try:
                 suite = load_suite(f, extends_roots)
                 report.outcomes += run_suite(suite, extends_roots=extends_roots)
