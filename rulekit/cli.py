@@ -120,13 +120,15 @@ def main() -> None:
                    "a legal option, failures and scores outside score_bounds")
 def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
              extends_roots: tuple[str, ...], games: int | None) -> None:
-    """Check game files against the schema and the semantic rules.
+    """Check game files against the schema and the semantic rules (and tests files,
+    *.tests.yaml, against theirs: docs/tests.md).
 
     Exit code 0 when every file is valid (and, with --simulate, every game went well),
     1 when one is not, 2 for a usage error.
     """
     import rulekit
     from rulekit.check import check_game
+    from rulekit.scenarios.suite import is_tests_file, load_suite
     from rulekit.spec.params import parse_set_options
 
     try:
@@ -140,6 +142,10 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
         diagnostics: list[Diagnostic] = []
         report = None
         try:
+            if is_tests_file(file):  # rule tests beside the games: checked, not simulated
+                load_suite(file, extends_roots)
+                results.append((file, diagnostics, report))
+                continue
             game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
         except GameFileError as exc:
             diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
@@ -281,6 +287,12 @@ class _Recorder(LogFile):
         super().__init__(path, game_file, overrides)
         self.source_file = game_file
         self.test_file = test_file
+        if test_file is not None:
+            try:  # a test that cannot be written is said before the game, not after it
+                open(test_file, "a", encoding="utf-8").close()
+            except OSError as exc:
+                raise RulekitError(f"cannot write the test {test_file}: {exc.strerror}") \
+                    from None
 
     def write(self, state: Any) -> None:
         super().write(state)

@@ -356,3 +356,13 @@ def test_a_game_file_without_tests_is_no_error_for_the_hook(qwixx):
     both = run("test", str(GAMES / "levelx.yaml"), str(GAMES / "levelx.tests.yaml"))
     alone = run("test", str(GAMES / "levelx.yaml"))
     assert both.output == alone.output
+
+
+def test_validate_checks_a_tests_file_against_its_own_schema(qwixx):
+    tests = write(qwixx.with_name("qwixx.tests.yaml"), "scenarios: {a: {stepz: []}}\n")
+    result = run("validate", str(qwixx), str(tests))
+    assert result.exit_code == 1
+    assert f"{qwixx}: ok" in result.output
+    assert f"{tests}:1:17: error: unknown key 'stepz'" in result.output
+    write(tests, "scenarios: {a: {steps: [{over: false}]}}\n")
+    assert run("validate", "--simulate", "1", str(qwixx), str(tests)).exit_code == 0
