@@ -366,3 +366,13 @@ def test_validate_checks_a_tests_file_against_its_own_schema(qwixx):
     assert f"{tests}:1:17: error: unknown key 'stepz'" in result.output
     write(tests, "scenarios: {a: {steps: [{over: false}]}}\n")
     assert run("validate", "--simulate", "1", str(qwixx), str(tests)).exit_code == 0
+
+
+def test_a_file_cannot_make_the_game_compile_without_end(qwixx):
+    names = "\n".join(f"  s{k}: {{params: {{penalty_points: {k}}}, steps: [{{over: false}}]}}"
+                      for k in range(70))
+    tests = write(qwixx.with_name("qwixx.tests.yaml"), f"scenarios:\n{names}\n")
+    result = run("test", str(tests))
+    assert result.exit_code == 1
+    assert result.output.count("ok    ") == 64
+    assert "scenario s64: a tests file may set at most 64 different params" in result.output

@@ -24,6 +24,9 @@ from rulekit.spec.load import load_source
 from rulekit.spec.source import Path_, Source
 from rulekit.text import printable
 
+#: distinct params settings per tests file: each is a compile of the game (a budget)
+MAX_SETTINGS = 64
+
 
 @dataclass
 class Outcome:
@@ -82,6 +85,9 @@ def _game(games: dict, source: Source, sc: Scenario) -> Game:
     """The game with the scenario's params (compiled once per distinct setting)."""
     params = sc.data.get("params") or {}
     key = json.dumps(params, sort_keys=True)
+    if key not in games and len(games) >= MAX_SETTINGS:
+        raise _Failed(sc.diag(("params",), f"a tests file may set at most {MAX_SETTINGS} "
+                                           "different params (each compiles the game anew)"))
     if key not in games:
         try:
             games[key] = check_source(source, params or None)
