@@ -120,13 +120,15 @@ def main() -> None:
                    "a legal option, failures and scores outside score_bounds")
 def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
              extends_roots: tuple[str, ...], games: int | None) -> None:
-    """Check game files against the schema and the semantic rules.
+    """Check game files against the schema and the semantic rules (and tests files,
+    *.tests.yaml, against theirs: docs/tests.md).
 
     Exit code 0 when every file is valid (and, with --simulate, every game went well),
     1 when one is not, 2 for a usage error.
     """
     import rulekit
     from rulekit.check import check_game
+    from rulekit.scenarios.suite import is_tests_file, load_suite
     from rulekit.spec.params import parse_set_options
 
     try:
@@ -140,6 +142,10 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
         diagnostics: list[Diagnostic] = []
         report = None
         try:
+            if is_tests_file(file):  # rule tests beside the games: checked, not simulated
+                load_suite(file, extends_roots)
+                results.append((file, diagnostics, report))
+                continue
             game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
         except GameFileError as exc:
             diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
@@ -286,6 +292,34 @@ def format_report(r: dict) -> str:
 # ---- play --------------------------------------------------------------------------------------
 _no_color_option = click.option("--no-color", is_flag=True,
                                  help="plain text, even in a terminal that shows colours")
+_record_option = click.option(
+    "--record-test", "record_test", type=click.Path(dir_okay=False), default=None,
+    metavar="FILE", help="write the game as a scenario for `rulekit test` (docs/tests.md): its "
+                         "chance outcomes, decisions, legal labels and final scores")
+
+
+class _Recorder(LogFile):
+    """`--log` and `--record-test`: both written from the game when it ends or stops."""
+
+    def __init__(self, path: str | None, game_file: str, overrides: dict[str, Any],
+                 test_file: str | None) -> None:
+        super().__init__(path, game_file, overrides)
+        self.source_file = game_file
+        self.test_file = test_file
+        if test_file is not None:
+            try:  # a test that cannot be written is said before the game, not after it
+                open(test_file, "a", encoding="utf-8").close()
+            except OSError as exc:
+                raise RulekitError(f"cannot write the test {test_file}: {exc.strerror}") \
+                    from None
+
+    def write(self, state: Any) -> None:
+        super().write(state)
+        if self.test_file is not None:
+            from rulekit.scenarios.record import write_scenario
+
+            write_scenario(self.test_file, state, self.source_file, self.overrides)
+            click.echo(f"test written to {printable(self.test_file)}")
 
 
 @main.command()
@@ -303,10 +337,11 @@ _no_color_option = click.option("--no-color", is_flag=True,
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
               help="write the game's log (JSON lines) to this file, for `rulekit replay`; "
                    "in a series of levels it holds the level played last")
+@_record_option
 @_no_color_option
 def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
          sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool, first_level: int,
-         log_file: str | None, no_color: bool) -> None:
+         log_file: str | None, record_test: str | None, no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
@@ -325,7 +360,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
-        log = LogFile(log_file, file, overrides)
+        log = _Recorder(log_file, file, overrides, record_test)
         if game.levels:
             if first_level > len(game.levels):
                 raise click.BadParameter(f"{printable(game.name)} has levels 1 to "
@@ -354,9 +389,10 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
               help="the game file  [default: the one the log names, if it lies next to the "
                    "log: in the log's folder or below]")
 @_extends_option
+@_record_option
 @_no_color_option
 def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
-           no_color: bool) -> None:
+           record_test: str | None, no_color: bool) -> None:
     """Rebuild a logged game exactly and print its course and result.
 
     The game file is the one named with --game, or else the one the log names if it lies
@@ -390,6 +426,11 @@ def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
             click.echo(f"\nthe log stops at turn {state.turn}: the game is not over")
             click.echo("scores so far: " + ", ".join(f"player {s} {x}"
                                                      for s, x in enumerate(state.scores())))
+        if record_test is not None:
+            from rulekit.scenarios.record import write_scenario
+
+            write_scenario(record_test, state, path, glog.overrides)
+            click.echo(f"test written to {printable(record_test)}")
 
 
 def _next_step(steps: Iterator[dict]) -> dict:
@@ -398,6 +439,30 @@ def _next_step(steps: Iterator[dict]) -> dict:
     if step is None:
         raise EndOfInput
     return step
+
+
+# ---- test --------------------------------------------------------------------------------------
+@main.command("test")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="one line per scenario, or JSON for tools")
+@click.option("--untested-ok", is_flag=True,
+              help="a game file without a tests file beside it is no error (for hooks)")
+@_extends_option
+def test_command(paths: tuple[str, ...], fmt: str, untested_ok: bool,
+                 extends_roots: tuple[str, ...]) -> None:
+    """Run the scenarios of tests files (docs/tests.md).
+
+    A game file runs NAME.tests.yaml beside it, a folder every *.tests.yaml in it, a
+    tests file itself. Exit code 0 when every scenario passes, 1 when one fails or a
+    file is invalid, 2 for a usage error.
+    """
+    from rulekit.scenarios.report import run_paths
+
+    report = run_paths(paths, extends_roots, untested_ok)
+    click.echo(json.dumps(report.as_dict(), indent=2) if fmt == "json" else report.text())
+    if not report.ok:
+        raise click.exceptions.Exit(1)
 
 
 if __name__ == "__main__":

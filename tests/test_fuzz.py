@@ -24,7 +24,7 @@ from rulekit.text import printable
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the shipped games, and their variants (files that extend a game next to them)
-SHIPPED = sorted((ROOT / "games").glob("*.yaml"))
+SHIPPED = sorted(p for p in (ROOT / "games").glob("*.yaml") if ".tests." not in p.name)
 VARIANTS = [p for p in SHIPPED if re.search(r"^extends:", p.read_text(), re.M)]
 BASES = [p for p in SHIPPED if p not in VARIANTS]
 #: mutants per shipped game file, and how many of them go through the command line

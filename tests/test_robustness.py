@@ -579,7 +579,7 @@ def test_groupings_of_too_many_dice(tmp_path: Path) -> None:
 
 # ---- validate --simulate -----------------------------------------------------------------------
 def test_simulate_the_shipped_games(root: Path) -> None:
-    files = sorted(str(p) for p in (root / "games").rglob("*.yaml"))
+    files = sorted(str(p) for p in (root / "games").rglob("*.yaml") if ".tests." not in p.name)
     result = run("validate", "--simulate", "4", *files)
     assert result.exit_code == 0, result.output
     for f in files:

@@ -36,7 +36,7 @@ from rulekit.expr import (
     compile_template,
 )
 from rulekit.expr.budget import charge
-from rulekit.spec.source import Path_, Source
+from rulekit.spec.source import Path_, Pos, Source
 
 _VAR_TYPES = {bool: BOOL, int: INT, float: NUM, str: STR}
 
@@ -119,13 +119,7 @@ class Builder:
 
     def _expr_error(self, path: Path_, text: str, exc: ExprError, key: bool = False) -> None:
         pos = self.src.key_pos(path) if key else self.src.pos(path)
-        line, col = pos.line, pos.col
-        if pos.style in ("|", ">"):
-            line, col = pos.line + exc.line, pos.col + 2
-        elif exc.line > 1:
-            line, col = pos.line + exc.line - 1, exc.column
-        else:
-            col = pos.col + (1 if pos.style in ('"', "'") else 0) + exc.column - 1
+        line, col = locate_expr_error(pos, exc)
         hint = exc.hint or "the expression language is described in docs/format.md, Expressions"
         self.diags.append(Diagnostic(pos.file, line, col, f"in expression `{_short(text)}`: "
                                      f"{exc.message}", _fmt(path), hint))
@@ -168,6 +162,15 @@ class Builder:
         except ExprError as exc:
             self._expr_error(path, text, exc)
             return None, scope
+
+
+def locate_expr_error(pos: Pos, exc: ExprError) -> tuple[int, int]:
+    """The line and column in the file of an error inside the expression written at pos."""
+    if pos.style in ("|", ">"):
+        return pos.line + exc.line, pos.col + 2
+    if exc.line > 1:
+        return pos.line + exc.line - 1, exc.column
+    return pos.line, pos.col + (1 if pos.style in ('"', "'") else 0) + exc.column - 1
 
 
 def _broken(st: Any, env: dict) -> Any:
@@ -364,6 +367,7 @@ class GameBuild:
                                           f"st.gviews[{int(kind.index)}]")
         self.scope = Scope(self.params, globs, {})
         self.pscope = self.scope.with_locals(player=player_t)
+        out["scope"] = self.scope  # kept: tests evaluate their own expressions in it
 
         # definitions: named expressions, per player (attributes of a player) or global
         for name, decl in (data.get("define") or {}).items():

@@ -43,7 +43,7 @@ def _load(path: Path, chain: list[Path], roots: tuple[Path, ...]) -> Source:
                                       hint="for example extends: base.yaml (relative to this "
                                            "file, in its folder or below)")])
     here = Path(os.path.realpath(path))
-    base_path = _base_path(src, path, base_ref, roots)
+    base_path = confined_path(src, path, base_ref, roots)
     if base_path in chain + [here]:
         cycle = " -> ".join(str(p.name) for p in chain + [here, base_path])
         raise GameFileError([src.diag(("extends",), f"extends: forms a cycle ({cycle})",
@@ -63,8 +63,10 @@ def _load(path: Path, chain: list[Path], roots: tuple[Path, ...]) -> Source:
     return Source(merged, positions, src.file)
 
 
-def _base_path(src: Source, path: Path, ref: str, roots: tuple[Path, ...]) -> Path:
-    """The real path of the base a file names, if the user allows it to be read."""
+def confined_path(src: Source, path: Path, ref: str, roots: tuple[Path, ...],
+                  key: str = "extends") -> Path:
+    """The real path of the file that `key:` of a file names (its base), if the user allows
+    it to be read: a regular YAML file in the folder of `path` or below, or under `roots`."""
     folder = Path(os.path.realpath(path.parent))
     written = Path(os.path.normpath(folder / ref))
     real = Path(os.path.realpath(folder / ref))
@@ -77,22 +79,22 @@ def _base_path(src: Source, path: Path, ref: str, roots: tuple[Path, ...]) -> Pa
             why = "leaves the folder of this file"
         else:
             why = "is a link that leads outside the folder of this file"
-        raise GameFileError([src.diag(("extends",), f"extends: '{ref}' {why}",
+        raise GameFileError([src.diag((key,), f"{key}: '{ref}' {why}",
                                       hint="a base file lies in the folder of its variant or "
                                            f"below it: move it there, {widen}")])
     if real.suffix.lower() not in SUFFIXES:
-        raise GameFileError([src.diag(("extends",), f"extends: '{ref}' is not a game file",
+        raise GameFileError([src.diag((key,), f"{key}: '{ref}' is not a game file",
                                       hint="a base file is YAML, named *.yaml or *.yml")])
     try:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
-        raise GameFileError([src.diag(("extends",), f"extends: no such file '{ref}'",
+        raise GameFileError([src.diag((key,), f"{key}: no such file '{ref}'",
                                       hint=f"looked for {real}")]) from None
     except (OSError, ValueError) as exc:
-        raise GameFileError([src.diag(("extends",), f"extends: cannot read '{ref}'",
+        raise GameFileError([src.diag((key,), f"{key}: cannot read '{ref}'",
                                       hint=str(getattr(exc, "strerror", None) or exc))]) from None
     if not stat.S_ISREG(mode):
-        raise GameFileError([src.diag(("extends",), f"extends: '{ref}' is not a regular file",
+        raise GameFileError([src.diag((key,), f"{key}: '{ref}' is not a regular file",
                                       hint="a base file is a YAML text file, not a folder, "
                                            "a device or a pipe")])
     return real

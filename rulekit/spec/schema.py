@@ -237,11 +237,13 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(game_schema())
 
 
-def schema_diagnostics(src: Source) -> list[Diagnostic]:
-    """Every schema violation of the document, located and with a hint where one helps."""
+def schema_diagnostics(src: Source,
+                       validator: Draft202012Validator | None = None) -> list[Diagnostic]:
+    """Every schema violation of the document, located and with a hint where one helps;
+    against the game schema, or another `validator` (the schema of tests files)."""
     out: list[Diagnostic] = []
     seen = set()
-    for err in _validator().iter_errors(src.data):
+    for err in (validator or _validator()).iter_errors(src.data):
         for d in _explain(src, err):
             key = (d.line, d.col, d.message)
             if key not in seen:
