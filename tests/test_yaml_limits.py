@@ -123,7 +123,7 @@ AROUND = {
 }
 
 
-@pytest.mark.parametrize("count", [70, 2_000])
+@pytest.mark.parametrize("count", [70, 1_200])
 @pytest.mark.parametrize("case", AROUND, ids=list(AROUND))
 def test_the_levels_around_a_line_of_brackets_count(parser: type, case: str, count: int) -> None:
     head, fit = AROUND[case]
@@ -173,10 +173,16 @@ def test_brackets_inside_text_are_not_nesting(parser: type, case: str) -> None:
     broken = refusal(text + "oops: @\n")
     assert broken.message.startswith("YAML syntax") and broken.line == text.count("\n") + 1
     # a deep line after the text: its 61st bracket, counted past the text as the parser reads it
-    deep = text + "deep: " + "[" * 2_000 + "\n"
+    deep = text + "deep: " + "[" * 1_200 + "\n"
     d = refusal(deep)
     assert d.message == TOO_DEEP
     assert (d.line, d.col) == position(deep, len(text) + len("deep: ") + 60)
+
+
+@pytest.mark.parametrize("mistake", ["a: @\n", "a: 1\n b: 2\n", "a: 'open\n---\n", "- a\nb: c\n"])
+def test_a_mistake_before_a_deep_line_is_the_one_reported(parser: type, mistake: str) -> None:
+    d = refusal(mistake + "deep: " + "[" * 1_200 + "\n")
+    assert d.message.startswith("YAML syntax") and d.line <= mistake.count("\n") + 1
 
 
 def test_a_quoted_line_of_brackets_loads(parser: type) -> None:
@@ -194,7 +200,7 @@ def test_shipped_games_sixty_levels_down_load_and_are_read_like_the_parser(
     assert levels_below(parse_text(nested, str(path)).data) == MAX_DEPTH
     # with a line of brackets after it, only that line is too deep: with libyaml this proves
     # that the text scan reads the whole game no deeper than the parser does
-    deep = nested + "zz: " + "[" * 2_000 + "\n"
+    deep = nested + "zz: " + "[" * 1_200 + "\n"
     d = refusal(deep)
     assert d.message == TOO_DEEP
     assert (d.line, d.col) == position(deep, len(nested) + len("zz: ") + 60)
@@ -238,6 +244,14 @@ def test_other_limits_hold_with_both_parsers(parser: type, case: str) -> None:
     d = refusal(text)
     assert time.perf_counter() - started < 5
     assert message in d.message
+
+
+def test_the_count_of_nodes_holds_with_both_parsers(parser: type,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(source, "MAX_NODES", 1_000)
+    text = "x: [" + "1, " * 2_000 + "]\n"
+    d = refusal(text)
+    assert d.message == "the document has more than 1000 nodes" and "not data" in d.hint
 
 
 def test_a_long_text_value_loads(parser: type) -> None:
