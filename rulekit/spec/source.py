@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ MAX_CHARS = 1_000_000
 # libyaml's parser when it is installed: the same documents, read many times faster
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_NODE = (yaml.ScalarEvent, yaml.AliasEvent, *_OPEN)
 _CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 Path_ = tuple  # a path inside the document: keys and list indexes
@@ -211,25 +213,324 @@ def _too_large(file: str) -> GameFileError:
 def _check_shape(text: str, file: str) -> None:
     """Refuse nesting and sizes that would exhaust the parser, before a node is built.
 
-    Reads the event stream, which needs no recursion, and stops at the first excess.
+    Reads the event stream, which needs no recursion, and stops at the first node with more
+    than MAX_DEPTH collections around it. The YAML library may give up on deep nesting before
+    that (libyaml stops at 1000 levels while it looks ahead along a line of brackets): then
+    that node is found in the text, so the message is rulekit's and points at the place
+    where the nesting goes too deep.
     """
-    depth = count = 0
-    for event in yaml.parse(text, Loader=_LOADER):
-        count += 1
-        if isinstance(event, _OPEN):
-            depth += 1
-            if depth > MAX_DEPTH + 1:
+    count = 0
+    flows: list[bool] = []  # the open collections, innermost last: written in brackets?
+    try:
+        for event in yaml.parse(text, Loader=_LOADER):
+            count += 1
+            if isinstance(event, _NODE):
+                if len(flows) > MAX_DEPTH:
+                    m = event.start_mark
+                    bracket = flows[-1] or bool(getattr(event, "flow_style", False))
+                    raise _too_deep(file, m.line + 1, m.column + 1, bracket)
+                if isinstance(event, _OPEN):
+                    flows.append(bool(event.flow_style))
+            elif isinstance(event, _CLOSE):
+                flows.pop()
+            if count > 2 * MAX_NODES:
                 m = event.start_mark
                 raise GameFileError([Diagnostic(
-                    file, m.line + 1, m.column + 1, f"nesting deeper than {MAX_DEPTH} levels",
-                    hint="a game file needs a few levels; is a bracket never closed?")])
-        elif isinstance(event, _CLOSE):
-            depth -= 1
-        if count > 2 * MAX_NODES:
-            m = event.start_mark
-            raise GameFileError([Diagnostic(
-                file, m.line + 1, m.column + 1, f"the document has more than {MAX_NODES} nodes",
-                hint="a game file holds rules, not data")])
+                    file, m.line + 1, m.column + 1,
+                    f"the document has more than {MAX_NODES} nodes",
+                    hint="a game file holds rules, not data")])
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        found = _first_too_deep(text, MAX_DEPTH)
+        if found is not None:
+            line, col, bracket = found
+            if mark is None or (line, col) <= (mark.line + 1, mark.column + 1):
+                raise _too_deep(file, line, col, bracket) from None
+        if mark is not None and "nesting" in str(getattr(exc, "problem", "")):
+            # the library's own limit where the scan above could not follow the text
+            raise _too_deep(file, mark.line + 1, mark.column + 1, True) from None
+        raise
+
+
+def _too_deep(file: str, line: int, col: int, bracket: bool) -> GameFileError:
+    hint = ("a game file needs a few levels; is a bracket never closed?" if bracket else
+            "a game file needs a few levels of indentation; is this line indented too far?")
+    return GameFileError([Diagnostic(file, line, col, f"nesting deeper than {MAX_DEPTH} levels",
+                                     hint=hint)])
+
+
+_BREAKS = "\r\n\x85\u2028\u2029"
+_BLANKS = " \t" + _BREAKS
+_BLANK_SET = frozenset(_BLANKS)
+_LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+# the rest of a plain scalar's word: in block context up to a blank or ': ', in flow context
+# also up to , [ ] { } (unrolled loops: they cannot backtrack badly)
+_B = r" \t\r\n\x85\u2028\u2029"
+_BLOCK_WORD = re.compile(rf"[^{_B}:]*(?::(?![{_B}]|\Z)[^{_B}:]*)*")
+_FLOW_WORD = re.compile(rf"[^{_B}:,\[\]{{}}]*(?::(?![{_B},?\[\]{{}}]|\Z)[^{_B}:,\[\]{{}}]*)*")
+_DOUBLE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NAME = re.compile(r"[0-9A-Za-z_-]*")
+_BLANK_RUN = re.compile(r"[ \t]*")
+_SPACES = re.compile(r" *")
+_TO_EOL = re.compile(r"[^\r\n\x85\u2028\u2029]*")
+_BLOCK_HEADER = re.compile(r"[|>](?:[+-]([1-9])?|([1-9])[+-]?)?[ \t]*"
+                           r"(?:#[^\r\n\x85\u2028\u2029]*)?")
+
+
+def _first_too_deep(text: str, limit: int) -> tuple[int, int, bool] | None:
+    """Where the first node stands that has more than `limit` collections around it.
+
+    A linear scan that follows the YAML scanner's reading of the text (quoted, plain and
+    block scalars, comments, indentation, `key:` and `- ` in both contexts) without building
+    anything. Where it cannot be sure that the parser opens a collection it counts none, so
+    it never finds a document deeper than the parser does. Returns the line and column
+    (1-based) of the node (a bracket, key, `-` or value) and whether it stands in brackets,
+    or None, also when the text stops making sense to it (an unclosed quote, a character
+    that starts nothing): the parser reports those.
+    """
+    n = len(text)
+    i = line_start = 1 if text.startswith("\ufeff") else 0
+    # open block collections: their column, whether a mapping, whether a sequence of `- `
+    # entries stands at the mapping's own column (an indentless sequence: one level more)
+    indents: list[int] = []
+    is_map: list[bool] = []
+    loose: list[bool] = []
+    # open flow collections: [is a sequence, possible key of its current entry, whether that
+    # entry is a `key: value` pair (an implicit mapping: one level more)]
+    flows: list[list] = []
+    extra = 0  # open indentless sequences and pairs
+    key: tuple[int, int, int] | None = None  # possible block key: index, line start, column
+    allow_key = True  # the YAML scanner's `allow_simple_key`
+    after_value = False  # just after a block `:` (and properties): an indentless `- ` may come
+
+    def where(j: int, start: int, bracket: bool) -> tuple[int, int, bool]:
+        return len(_LINE_BREAK.findall(text, 0, start)) + 1, j - start + 1, bracket
+
+    def line_end(j: int) -> int:
+        return _TO_EOL.match(text, j).end()
+
+    def after_break(j: int) -> int:  # j at a line break: the index after it
+        return j + 2 if text.startswith("\r\n", j) else j + 1
+
+    def last_line_start(a: int, b: int) -> int:  # the line start after a span [a, b)
+        return max(line_start, *(text.rfind(c, a, b) + 1 for c in _BREAKS))
+
+    def blank_at(j: int) -> bool:
+        return j >= n or text[j] in _BLANK_SET
+
+    def marker_at(j: int) -> bool:  # a document marker at a line start
+        return text.startswith(("---", "..."), j) and blank_at(j + 3)
+
+    def push(col: int, mapping: bool) -> None:
+        indents.append(col)
+        is_map.append(mapping)
+        loose.append(False)
+
+    while True:
+        # to the next token: blanks, comments and line breaks
+        while i < n:
+            c = text[i]
+            if c == " " or c == "\t":
+                i += 1
+            elif c == "#":
+                i = line_end(i)
+            elif c in _BREAKS:
+                i = line_start = after_break(i)
+                if not flows:
+                    allow_key = True
+            else:
+                break
+        if i >= n:
+            return None
+        col = i - line_start
+        c = text[i]
+        if key is not None and (key[1] != line_start or i - key[0] > 1024):
+            key = None
+        entry = c == "-" and blank_at(i + 1)
+        if not flows:
+            while indents and indents[-1] > col:
+                indents.pop()
+                is_map.pop()
+                extra -= loose.pop()
+            if indents and indents[-1] == col and loose[-1] and not entry:
+                loose[-1] = False
+                extra -= 1
+            if col == 0 and (c == "%" or marker_at(i)):
+                indents.clear()
+                is_map.clear()
+                loose.clear()
+                extra = 0
+                key, allow_key, after_value = None, False, False
+                i = line_end(i) if c == "%" else i + 3
+                continue
+        level = len(indents) + len(flows) + extra
+        if c in "[{":
+            if level > limit:
+                return where(i, line_start, True)
+            if allow_key:
+                if flows:
+                    flows[-1][1] = (i, line_start)
+                else:
+                    key = (i, line_start, col)
+            flows.append([c == "[", None, False])
+            allow_key, after_value = True, False
+            i += 1
+            continue
+        if c in "]}" or c == ",":
+            if flows:
+                if flows[-1][2]:
+                    flows[-1][2] = False
+                    extra -= 1
+                flows[-1][1] = None
+                if c != ",":
+                    flows.pop()
+            allow_key, after_value = c == ",", False
+            i += 1
+            continue
+        if flows and c in "?:":
+            top = flows[-1]
+            pair = top[1] if c == ":" else (i, line_start)
+            if pair is not None and (pair[1] != line_start or i - pair[0] > 1024):
+                pair = None  # a key holds on one line, as in the parser
+            if top[0] and not top[2] and pair is not None:
+                if level > limit:
+                    return where(pair[0], pair[1], True)
+                top[2] = True
+                extra += 1
+                if c == ":" and level + 1 > limit:  # the key, already read, is in the pair
+                    return where(pair[0], pair[1], True)
+            top[1] = None
+            allow_key = False
+            i += 1
+            continue
+        if entry or (c in "?:" and blank_at(i + 1)):
+            if flows:  # a `- ` in brackets: the parser reports it
+                i += 1
+                continue
+            if c == ":" and key is not None:  # `key:` opens a mapping where the key stands
+                at, start, col = key
+                if not indents or indents[-1] < col:
+                    push(col, True)
+                if len(indents) + extra > limit:  # the key is too deep, or its mapping
+                    return where(at, start, False)
+                allow_key, after_value = False, True
+            else:
+                if entry and indents and indents[-1] == col and is_map[-1] and after_value:
+                    if not loose[-1]:  # `key:` and below it `- ` at the same column
+                        if level > limit:
+                            return where(i, line_start, False)
+                        loose[-1] = True
+                        extra += 1
+                elif not indents or indents[-1] < col:
+                    if level > limit:
+                        return where(i, line_start, False)
+                    push(col, not entry)
+                allow_key, after_value = True, c == ":"
+            key = None
+            i += 1
+            continue
+        if c in "%@`" or (flows and c in "|>"):  # cannot start a token: the parser says so
+            return None
+        if level > limit:  # a scalar, an alias, or the anchor or tag of a node
+            return where(i, line_start, bool(flows))
+        if allow_key and c not in "|>":
+            if flows:
+                flows[-1][1] = (i, line_start)
+            else:
+                key = (i, line_start, col)
+        allow_key = False
+        if c in "&!":  # properties of the node that follows
+            if c == "&":
+                i = _NAME.match(text, i + 1).end()
+            else:  # a tag runs to a blank (in brackets also to , ] or })
+                j = i + 1
+                while j < n and text[j] not in _BLANK_SET and not (flows and text[j] in ",]}"):
+                    j += 1
+                i = j
+            continue
+        after_value = False
+        if c == "*":  # an alias
+            i = _NAME.match(text, i + 1).end()
+        elif c == "'":
+            j = i + 1
+            while True:
+                j = text.find("'", j)
+                if j < 0:
+                    return None
+                if text.startswith("''", j):
+                    j += 2
+                    continue
+                break
+            line_start = last_line_start(i, j)
+            i = j + 1
+        elif c == '"':
+            m = _DOUBLE.match(text, i)
+            if m is None:
+                return None
+            line_start = last_line_start(i, m.end())
+            i = m.end()
+        elif c in "|>":
+            m = _BLOCK_HEADER.match(text, i)
+            j = m.end()
+            if j < n and text[j] not in _BREAKS:
+                return None
+            key, allow_key = None, True
+            min_indent = max((indents[-1] if indents else -1) + 1, 1)
+            step = m.group(1) or m.group(2)
+            j = after_break(j) if j < n else j
+            if step:
+                indent = min_indent + int(step) - 1
+            else:  # the widest run of spaces up to the first line with text sets the indent
+                widest, k = 0, j
+                while True:
+                    e = _SPACES.match(text, k).end()
+                    widest = max(widest, e - k)
+                    if e < n and text[e] in _BREAKS:
+                        k = after_break(e)
+                        continue
+                    break
+                indent = max(min_indent, widest)
+            # the content: blank lines and lines indented by at least `indent`
+            while j < n:
+                e = _SPACES.match(text, j).end()
+                if e < n and text[e] in _BREAKS:
+                    j = after_break(e)
+                elif e >= n:
+                    j = n
+                elif e - j >= indent:
+                    j = line_end(e)
+                    j = after_break(j) if j < n else j
+                else:
+                    break
+            i = line_start = j
+        else:  # a plain scalar: words, and in block context more indented lines
+            words = _FLOW_WORD if flows else _BLOCK_WORD
+            if words.match(text, i).end() == i:  # cannot happen after the checks above
+                return None
+            least = (indents[-1] if indents else -1) + 1
+            while True:
+                e = words.match(text, i).end()
+                if e == i:
+                    break
+                i = e
+                e = _BLANK_RUN.match(text, i).end()
+                if e < n and text[e] not in _BREAKS:
+                    if e == i or text[e] == "#":
+                        break
+                    i = e
+                    continue
+                # a line break: the scalar goes on where the next line with text is
+                # indented enough and is neither a comment nor a document marker
+                k = e
+                while k < n and text[k] in _BREAKS:
+                    start = after_break(k)
+                    k = _BLANK_RUN.match(text, start).end()
+                    if marker_at(start):
+                        break
+                if k >= n or marker_at(start) or text[k] == "#" or (
+                        not flows and k - start < least):
+                    break
+                i, line_start = k, start
 
 
 def parse_text(text: str, file: str, empty_ok: bool = False) -> Source:
