@@ -1559,9 +1559,18 @@ def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None)
     sep, xs = args
     if not fits(sep.type, STR):
         raise c._error(f"join() needs a str separator first, got {sep.type.name}", sep.pos)
-    elem = _list_arg(c, name, xs, "a list second")
-    func = runtime.join_str if elem is STR else runtime.join
-    return _apply(func, args, STR, pos)
+    _list_arg(c, name, xs, "a list second")
+    return _apply(_joiner(xs), args, STR, pos)
+
+
+def _joiner(xs: _N) -> Callable[[str, Any], str]:
+    """join() for the list's element type: strings and ints need no rendering of their own."""
+    elem = xs.type.elem if isinstance(xs.type, ListT) else None
+    if elem is STR:
+        return runtime.join_str
+    if elem is INT:
+        return runtime.join_ints
+    return runtime.join
 
 
 def _b_str(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
@@ -1613,8 +1622,7 @@ def _builtin_src(name: str, args: list[_N], gen: _Gen | None) -> str | None:
     if name == "first":
         return py.call(runtime.first, *srcs)
     if name == "join":
-        elem = args[1].type.elem if isinstance(args[1].type, ListT) else None
-        return py.call(runtime.join_str if elem is STR else runtime.join, *srcs)
+        return py.call(_joiner(args[1]), *srcs)
     if name in _PLAIN:
         return py.call(_PLAIN[name], *srcs)
     return None

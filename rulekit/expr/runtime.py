@@ -65,6 +65,17 @@ def join(sep: str, xs: Iterable[Any]) -> str:
     return text
 
 
+def join_ints(sep: str, xs: Iterable[int]) -> str:
+    """join() of whole numbers, which render as str() does (a label such as '5 + 10')."""
+    parts = list(map(str, xs))
+    if len(parts) > 64:
+        return join_str(sep, parts)
+    text = sep.join(parts)
+    if len(text) > MAX_STR:
+        raise _long_string(len(text))
+    return text
+
+
 def join_str(sep: str, xs: Iterable[str]) -> str:
     """join() of elements known to be strings, no longer than a string may be."""
     parts = xs if xs.__class__ is list else list(xs)
