@@ -281,6 +281,8 @@ class GameBuild:
         self.kinds: dict[str, Kind] = {}
         #: the source of every generated function, for `rulekit compile`
         self.generated: list[str] = []
+        #: a bit for each part of the game (variable, component) that checks read
+        self.bits: dict[str, int] = {}
 
     def build(self) -> dict[str, Any]:
         b, data = self.b, self.data
@@ -334,14 +336,18 @@ class GameBuild:
 
         player_t = ObjT("Player", {"seat": INT, "is_active": BOOL, "is_start": BOOL})
         player_t.attrs.update(pvar_types)
+        # what reading an attribute of a player depends on: whose turn it is cannot be told
+        player_t.reads.update(is_active=None, is_start=None)
         ns: dict[str, Any] = {}
         for name in pvar_init:
             ns[name] = _var_prop(name)
+            player_t.reads[name] = frozenset((name,))
         for kind in kinds:
             if kind.per_player:
                 t = kind.player_type()
                 if t is not None:
                     player_t.attrs[kind.name] = t
+                    player_t.reads[kind.name] = frozenset((kind.name,))
                     ns[kind.name] = _view_prop(kind)
         self.player_t = player_t
         b.player_t = player_t
@@ -359,14 +365,15 @@ class GameBuild:
             "player_count": Global(INT, lambda st: st.n, "st.n"),
         }
         for name, t in gvar_types.items():
-            globs[name] = Global(t, lambda st, n=name: st.gvars[n])
+            globs[name] = Global(t, lambda st, n=name: st.gvars[n], reads=frozenset((name,)))
         for kind in kinds:
             t = kind.global_type()
             if t is not None:
                 globs[kind.name] = Global(t, lambda st, i=kind.index: st.gviews[i],
-                                          f"st.gviews[{int(kind.index)}]")
+                                          f"st.gviews[{int(kind.index)}]",
+                                          frozenset((kind.name,)))
         self.scope = Scope(self.params, globs, {})
-        self.pscope = self.scope.with_locals(player=player_t)
+        self.pscope = self.scope.with_local("player", player_t, frozenset())
         out["scope"] = self.scope  # kept: tests evaluate their own expressions in it
 
         # definitions: named expressions, per player (attributes of a player) or global
@@ -386,13 +393,14 @@ class GameBuild:
                 c = b.expr(path, text, self.pscope)
                 if c is not None:
                     player_t.attrs[name] = c.type
+                    player_t.reads[name] = c.reads
                     ns[name] = _define_prop(c.fn)
             else:
                 c = b.expr(path, text, self.scope)
                 if c is not None:
                     # both scopes share one dict of globals: the next define sees this one
-                    globs[name] = self.scope.globals[name] = Global(c.type,
-                                                                    _define_global(c.fn))
+                    globs[name] = self.scope.globals[name] = Global(
+                        c.type, _define_global(c.fn), reads=c.reads)
         out["player_class"] = type("Player", (PlayerBase,), ns)
 
         for kind in kinds:
@@ -429,25 +437,31 @@ class GameBuild:
             iterate, scope = (None, self.scope)
             if "for" in trig:
                 iterate, scope = b.bindings(path + ("for",), trig["for"], self.scope)
-            cond = b.fn(path + ("when",), trig.get("when"), scope, BOOL)
+            c = b.expr(path + ("when",), trig.get("when"), scope, BOOL)
+            cond = c.fn if c is not None else _broken
             body = self.steps(path + ("do",), trig.get("do") or [], scope)
             for s in body:
                 if not s.pure:
                     b.error(path + ("do",), "a trigger may only have effects, "
                                             "not decisions or chance steps",
                             "move the decision or chance step into the flow")
-            triggers.append(S.Trigger(iterate, cond, body, b.where(path)))
+            reads = getattr(iterate, "reads", frozenset()) if iterate is not None else frozenset()
+            trigger = S.Trigger(iterate, cond, body, b.where(path))
+            trigger.mask = self.mask(None if c is None or reads is None or c.reads is None
+                                     else reads | c.reads)
+            triggers.append(trigger)
         out["triggers"] = triggers
         self.resolve_runs(compiled_procs)
 
         end = data.get("end") or {}
         when = end.get("when")
         conds = []
-        if isinstance(when, dict):
-            for reason, text in when.items():
-                conds.append((str(reason), b.fn(("end", "when", reason), text, self.scope, BOOL)))
-        elif when is not None:
-            conds.append(("end condition", b.fn(("end", "when"), when, self.scope, BOOL)))
+        whens = [(str(r), ("end", "when", r), t) for r, t in when.items()] if isinstance(
+            when, dict) else [("end condition", ("end", "when"), when)] if when is not None else []
+        for reason, path, text in whens:
+            c = b.expr(path, text, self.scope, BOOL)
+            conds.append((reason, c.fn if c is not None else _broken,
+                          self.mask(c.reads if c is not None else None)))
         out["end_conditions"] = conds
         out["finish"] = end.get("finish", "now")
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
@@ -464,6 +478,9 @@ class GameBuild:
             out[f"display_{part}"] = [(b.template(p, text, scope), b.where(p))
                                       for p, text in zip(paths, lines)]
         out["generated"] = self.generated
+        # variables reset at each turn change without a step: they count as changed
+        out["turn_reset_mask"] = self.mask(frozenset(
+            name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
         return out
 
     def score_bounds(self, lo: int, hi: int) -> dict[int, tuple[Any, Any]]:
@@ -511,6 +528,23 @@ class GameBuild:
                 return {}
             out[n] = (bounds[0], bounds[1])
         return out
+
+    def mask(self, reads: frozenset[str] | None) -> int:
+        """The bits of the game's parts in `reads` (-1, every bit, when they cannot be told).
+
+        A step marks the bits of what it changes, and a trigger or end condition is checked
+        after a step only when it reads a part that changed: its value cannot have changed
+        otherwise. With generated code off, every check runs after every change.
+        """
+        if reads is None or not codegen.ENABLED:
+            return -1
+        m = 0
+        for name in reads:
+            bit = self.bits.get(name)
+            if bit is None:
+                bit = self.bits[name] = 1 << len(self.bits)
+            m |= bit
+        return m
 
     def name_is_free(self, path: Path_, per_player: bool) -> bool:
         """Whether a variable or component may take the name at path; reports it if not."""
@@ -613,7 +647,7 @@ class GameBuild:
             c = self.b.expr(path + (name,), text, scope)
             if c is not None:
                 lets.append((str(name), c.fn))
-                scope = scope.with_locals(**{str(name): c.type})
+                scope = scope.with_local(str(name), c.type, c.reads)
         return S.Let(lets), scope
 
     def step(self, path: Path_, item: Any, scope: Scope) -> S.Step | None:
@@ -680,7 +714,9 @@ class GameBuild:
                 b.error(p, f"component '{value}' ({kind.kind}) cannot be used with `{key}`",
                         f"`{key}` takes a component of the kind {', '.join(kinds)}")
                 return None
-            return S.ChanceStep(key, kind.index, chance)
+            step = S.ChanceStep(key, kind.index, chance)
+            step.writes = self.mask(frozenset((kind.name,)))
+            return step
         return self.effect(p, key, value, scope)
 
     def set_step(self, path: Path_, value: Any, scope: Scope, add: bool) -> S.Step | None:
@@ -703,7 +739,9 @@ class GameBuild:
                          if d.get("per") != "player"]
                 b.unknown(vpath, "game variable", var, known, key=True)
                 return None
-            return S.SetVar(var, None, b.fn(vpath, expr, scope, expect), add)
+            step = S.SetVar(var, None, b.fn(vpath, expr, scope, expect), add)
+            step.writes = self.mask(frozenset((var,)))
+            return step
         who = b.expr(vpath, who_text, scope, key=True)
         if who is None:
             return None
@@ -718,7 +756,9 @@ class GameBuild:
                      if d.get("per") == "player"]
             b.unknown(vpath, "player variable", var, known, key=True)
             return None
-        return S.SetVar(var, who.fn, b.fn(vpath, expr, scope, expect), add)
+        step = S.SetVar(var, who.fn, b.fn(vpath, expr, scope, expect), add)
+        step.writes = self.mask(frozenset((var,)))
+        return step
 
     def effect(self, path: Path_, key: str, value: Any, scope: Scope) -> S.Step | None:
         b = self.b
@@ -749,9 +789,16 @@ class GameBuild:
             b.error(path + (eff.target,), f"`{key}` needs a {eff.target_type} as {eff.target}, "
                     f"got {target.type.name}", f"name a component (or a player's component) "
                     f"of the kind that offers `{key}`")
-        args = [b.fn(path + (a,), value[a], scope, t) if a in value else (lambda st, env: None)
-                for a, t in eff.args.items()]
-        return S.Effect(target.fn, eff.method, args)
+        args = []
+        changed = target.reads  # the component the effect acts on, and any it is given
+        for a, t in eff.args.items():
+            c = b.expr(path + (a,), value[a], scope, t) if a in value else None
+            args.append(c.fn if c is not None else (lambda st, env: None))
+            if c is not None and isinstance(c.type, ObjT) and c.type.name != "Player":
+                changed = None if changed is None or c.reads is None else changed | c.reads
+        step = S.Effect(target.fn, eff.method, args)
+        step.writes = self.mask(changed)
+        return step
 
     def choose(self, path: Path_, value: Any, scope: Scope, together: bool) -> S.Step | None:
         b = self.b
@@ -765,7 +812,7 @@ class GameBuild:
         elif pass_label is False:
             pass_label = None
         options = []
-        inner = scope.with_locals(player=self.player_t)
+        inner = scope.with_local("player", self.player_t, frozenset())
         for i, opt in enumerate(value.get("options") or []):
             options.append(self.option(path + ("options", i), opt, inner))
         if not options and pass_label is None:
@@ -808,7 +855,7 @@ class GameBuild:
             c = b.expr(path + ("let", name), text, scope)
             if c is not None:
                 lets.append((str(name), c))
-                scope = scope.with_locals(**{str(name): c.type})
+                scope = scope.with_local(str(name), c.type, c.reads)
         cond = b.expr(path + ("if",), opt["if"], scope, BOOL) if "if" in opt else None
         if "label" not in opt:
             b.error(path, "an option needs a `label:`",

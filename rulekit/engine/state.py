@@ -83,11 +83,12 @@ class State:
         self._steps_left = game.max_steps
         self._work_left = budget.WORK_PER_GAME
         self._log_chars = 0
+        self._stale = -1  # bits triggers changed after earlier triggers were checked
         self.log: list[dict] = []
         self._pending: Decision | None = None
         self._pending_chance: Any = None
         self._stack: list = []
-        self._dirty = False
+        self._dirty = 0  # bits of the parts changed since the last check
         self._view_seeds: tuple = (None, -1, {})  # (decision, log length, {seat: seed})
         self.comps: list[Any] = [kind.new_state(self) for kind in game.components]
         self._make_views()
@@ -191,7 +192,7 @@ class State:
                 raise ChanceError(f"impossible {step.name} outcome {json.dumps(outcome)}: {why}")
         self._pending_chance = None
         step.chance.apply(view, outcome)
-        self._dirty = True
+        self._dirty |= step.writes
         self.log.append({"chance": step.name, "outcome": outcome})
         self._run()
         return outcome
@@ -384,7 +385,6 @@ class State:
                     i = top.i
                     if self._dirty and top.checks:
                         self._after_step()
-                        self._dirty = False
                         if self.over:
                             return
                     if i >= len(top.steps):
@@ -431,13 +431,22 @@ class State:
                                 "does its end condition ever hold?")
 
     def _after_step(self) -> None:
+        """Fire the triggers, then check the end: each only if it reads a part that changed
+        since it was last checked (otherwise its value is the false it had then)."""
         game = self.game
+        changed = self._dirty | self._stale
+        self._dirty = 0
         for trigger in game.triggers:
-            trigger.fire(self)
+            if trigger.mask & (changed | self._dirty):
+                trigger.fire(self)
+        # what the triggers changed: the triggers before them see it at the next check
+        self._stale = stale = self._dirty
+        self._dirty = 0
         if self._ending:
             return
-        for reason, cond in game.end_conditions:
-            if cond(self, _NO_NAMES):
+        changed |= stale
+        for reason, cond, mask in game.end_conditions:
+            if mask & changed and cond(self, _NO_NAMES):
                 self.end_reason = reason
                 if game.finish == "now":
                     self.over = True
@@ -469,6 +478,7 @@ class State:
                 p[name] = value
         for name, value in game.turn_resets_game:
             self.gvars[name] = value
+        self._stale |= game.turn_reset_mask
         self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
 
 

@@ -31,6 +31,8 @@ MAX_INT = 10**30
 class Step:
     pure = True
     where = ""  # "file:line:col" of the step, for run-time errors
+    #: bits of the parts of the game the step may change (-1: any; see GameBuild.mask)
+    writes = -1
 
     def run(self, st: State, env: dict) -> bool:
         """Run; True when the game now waits for a decision or chance outcome."""
@@ -105,7 +107,7 @@ class Effect(Step):
     def run(self, st: State, env: dict) -> bool:
         view = self.target(st, env)
         getattr(view, self.method)(*[a(st, env) for a in self.args])
-        st._dirty = True
+        st._dirty |= self.writes
         return False
 
 
@@ -136,7 +138,7 @@ class SetVar(Step):
                             "which is not a number a rule can use; is something divided by "
                             "a tiny number, or multiplied without end?")
         store[self.name] = value
-        st._dirty = True
+        st._dirty |= self.writes
         return False
 
 
@@ -451,6 +453,8 @@ class Trigger:
     cond: Fn
     steps: tuple[Step, ...]
     where: str
+    #: bits of what the condition and the `for` lists read (-1: cannot be told)
+    mask: int = -1
 
     def fire(self, st: State) -> None:
         envs = self.iterate(st, {}) if self.iterate is not None else ({},)

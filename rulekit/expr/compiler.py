@@ -71,6 +71,8 @@ class Compiled:
     #: this expression has no source form and runs as a closure)
     src: str | None = None
     consts: dict[str, Any] | None = None
+    #: the parts of the game (variables, components) the value depends on; None: unknown
+    reads: frozenset[str] | None = None
 
 
 class _N:
@@ -87,7 +89,7 @@ class _N:
     """
 
     __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain", "vf", "src", "iter_src")
+                 "iter_fn", "chain", "vf", "src", "iter_src", "reads")
 
     def __init__(
         self,
@@ -116,6 +118,8 @@ class _N:
         self.vf: tuple[str, Callable[[Any], Any] | None] | None = None
         self.src: str | None = None  # Python source of the value (see rulekit.expr.pysource)
         self.iter_src: str | None = None  # cheaper source when only iterated over
+        #: the parts of the game (variables, components) the value depends on; None: unknown
+        self.reads: frozenset[str] | None = frozenset()
 
 
 class _Gen:
@@ -197,7 +201,19 @@ def _make(
             bad = ExprError(f"this always fails: {_describe(ex)}", column=pos[1], line=pos[0])
             return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
         return _constant(value, type_, pos)
-    return _N(fn, type_, pos, dyn=dyn, free=fr)
+    node = _N(fn, type_, pos, dyn=dyn, free=fr)
+    node.reads = reads_of(kids)
+    return node
+
+
+def reads_of(nodes: list[_N]) -> frozenset[str] | None:
+    """What a value computed from `nodes` depends on: everything they depend on."""
+    out: frozenset[str] = frozenset()
+    for n in nodes:
+        if n.reads is None:
+            return None
+        out |= n.reads
+    return out
 
 
 def _pos(x: Tree | Token) -> Pos:
@@ -451,6 +467,7 @@ class _Compiler:
             node.chain = ("local", name, ())
             node.vf = (name, None)
             node.src = scope.pynames[name]
+            node.reads = scope.reads.get(name)
             return node
         glob = scope.globals.get(name)
         if glob is not None:
@@ -458,6 +475,7 @@ class _Compiler:
             node = _N(lambda st, env: get(st), glob.type, pos, dyn=True)
             node.chain = ("global", get, ())
             node.src = glob.src if glob.src is not None else py.call(get, "st")
+            node.reads = glob.reads
             return node
         raise self._unknown_name(name, pos, scope)
 
@@ -522,6 +540,8 @@ class _Compiler:
                 node.vf = (root, operator.attrgetter(".".join(path)))
             if base.src is not None and py.identifier(name):
                 node.src = f"{base.src}.{name}"
+            extra = t.reads.get(name, frozenset())
+            node.reads = None if node.reads is None or extra is None else node.reads | extra
         return node
 
     def _index(self, tree: Tree, scope: Scope) -> _N:
@@ -717,7 +737,7 @@ class _Compiler:
                 parts.append(it)
                 levels.append((name, it, []))
                 bound.add(name)
-                inner = inner.with_locals(**{name: elem})
+                inner = inner.with_local(name, elem, it.reads)
                 pynames.append(inner.pynames[name])
             else:
                 _if, cond_t = clause.children
@@ -1718,7 +1738,7 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
         if src is not None and not node.const:
             fn = py.function(src, consts, [scope.pynames[n] for n in sorted(node.free)],
                              sorted(node.free)) or fn
-        return Compiled(fn, node.type, text, node.const, src, consts)
+        return Compiled(fn, node.type, text, node.const, src, consts, node.reads)
 
     return _guarded(run)
 
@@ -1747,6 +1767,7 @@ def compile_bindings(
         clauses: list[tuple[str, Fn]] = []
         srcs: list[tuple[str, str, str | None]] = []
         consts: dict[str, Any] = {}
+        reads: frozenset[str] | None = frozenset()  # what the lists looped over depend on
         seen: set[str] = set()
         for binding in tree.children:
             name_tok, _in, expr_t = binding.children
@@ -1764,12 +1785,14 @@ def compile_bindings(
                 raise node.err
             elem = compiler.elem_type(node)
             clauses.append((name, metered(node.iter_fn or node.fn)))
-            inner = inner.with_locals(**{name: elem})
+            reads = None if reads is None or node.reads is None else reads | node.reads
+            inner = inner.with_local(name, elem, node.reads)
             srcs.append((name, inner.pynames[name], node.iter_src or node.src))
         iterate = _bindings_iterator(clauses)
         # for generated code: each clause's name, Python local and iterable's source
         iterate.srcs = tuple(srcs)  # type: ignore[attr-defined]
         iterate.consts = consts  # type: ignore[attr-defined]
+        iterate.reads = reads  # type: ignore[attr-defined]
         return iterate, inner
 
     return _guarded(run)

@@ -16,15 +16,18 @@ class Global:
     """A name whose value is read from the game state: `get(st)` is called on every use.
 
     `src`, when given, is the same read as Python source over `st` (for generated code);
-    it is the engine's own text, never a name from a game file.
+    it is the engine's own text, never a name from a game file. `reads` names the parts of
+    the game (variables, components) its value depends on; None: it cannot be told.
     """
 
-    __slots__ = ("type", "get", "src")
+    __slots__ = ("type", "get", "src", "reads")
 
-    def __init__(self, type: Type, get: Callable[[Any], Any], src: str | None = None) -> None:
+    def __init__(self, type: Type, get: Callable[[Any], Any], src: str | None = None,
+                 reads: frozenset[str] | None = None) -> None:
         self.type = type
         self.get = get
         self.src = src
+        self.reads = reads
 
     def __repr__(self) -> str:
         return f"Global({self.type.name})"
@@ -39,7 +42,7 @@ class Scope:
     Locals shadow globals.
     """
 
-    __slots__ = ("params", "globals", "locals", "pynames")
+    __slots__ = ("params", "globals", "locals", "pynames", "reads")
 
     def __init__(
         self,
@@ -51,6 +54,8 @@ class Scope:
         self.globals: dict[str, Global] = dict(globals) if globals else {}
         self.locals: dict[str, Type] = dict(locals) if locals else {}
         self.pynames: dict[str, str] = {name: next(_PYNAMES) for name in self.locals}
+        #: what each local's value depends on (absent: cannot be told)
+        self.reads: dict[str, frozenset[str] | None] = {}
 
     def with_locals(self, **types: Type) -> Scope:
         """A new scope with more (or overriding) local names; this one is left unchanged."""
@@ -59,6 +64,15 @@ class Scope:
         new.globals = self.globals
         new.locals = {**self.locals, **types}
         new.pynames = {**self.pynames, **{name: next(_PYNAMES) for name in types}}
+        new.reads = {k: v for k, v in self.reads.items() if k not in types}
+        return new
+
+    def with_local(self, name: str, type: Type, reads: frozenset[str] | None) -> Scope:
+        """with_locals for one name whose value depends on `reads` only (a loop variable
+        over a list read from those parts, or a player, which depends on nothing)."""
+        new = self.with_locals(**{name: type})
+        if reads is not None:
+            new.reads[name] = reads
         return new
 
     def names(self) -> list[str]:

@@ -8,7 +8,7 @@ from typing import Any
 from rulekit.expr import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import MAX_STR, BudgetExceeded, charge
-from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node
+from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
@@ -85,6 +85,7 @@ def compile_template(text: str, scope: Scope) -> Compiled:
         srcs: list[str | tuple[str | None, Callable[[Any], str], Type]] = []
         consts: dict[str, Any] = {}
         free: set[str] = set()
+        nodes = []
         constant = True
         for part in _split(text):
             if isinstance(part, str):
@@ -111,13 +112,14 @@ def compile_template(text: str, scope: Scope) -> Compiled:
                 pieces.append((node.fn, render))
                 srcs.append((node.src, render, node.type))
                 free |= node.free
+                nodes.append(node)
         with py.collecting(consts):
             src = _source(srcs)
         fn = _assemble(pieces)
         if src is not None and not constant:
             names = sorted(free)
             fn = py.function(src, consts, [scope.pynames[n] for n in names], names) or fn
-        return Compiled(fn, STR, text, constant, src, consts)
+        return Compiled(fn, STR, text, constant, src, consts, reads_of(nodes))
 
     return _guarded(run)
 

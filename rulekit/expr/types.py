@@ -95,10 +95,12 @@ class ObjT(Type):
 
     `attrs` and `methods` are plain dicts that may be filled after construction, so that
     recursive types can refer to each other; the compiler reads them only when it needs them.
-    `index=(key, value)` makes `obj[key]` legal.
+    `index=(key, value)` makes `obj[key]` legal. `reads` says, for attributes that read
+    parts of the game other than the object itself (a player's variables and components),
+    which parts (None: cannot be told), so that checks run only when those change.
     """
 
-    __slots__ = ("_name", "attrs", "methods", "index")
+    __slots__ = ("_name", "attrs", "methods", "index", "reads")
 
     def __init__(
         self,
@@ -111,6 +113,7 @@ class ObjT(Type):
         self.attrs: dict[str, Type] = attrs if attrs is not None else {}
         self.methods: dict[str, Method] = methods if methods is not None else {}
         self.index = index
+        self.reads: dict[str, frozenset[str] | None] = {}
 
     @property
     def name(self) -> str:
