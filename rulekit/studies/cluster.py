@@ -41,7 +41,7 @@ def run_on_dask(address: str, shipment: tuple,
                 host="127.0.0.1", dashboard_address=None)
             client = distributed.Client(cluster)
         else:
-            client = distributed.Client(address, timeout="10s")
+            client = distributed.Client(address, timeout="5s")
     except (OSError, ValueError, TimeoutError) as exc:
         if cluster is not None:
             cluster.close()
