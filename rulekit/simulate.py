@@ -4,7 +4,6 @@ The studies themselves live in `rulekit.studies`; this module keeps the names th
 `rulekit play` (rulekit/terminal.py) and outside code import from here.
 """
 
-from rulekit.studies.play import derive_seed, play_game, seat_bots
-from rulekit.studies.simulate import simulate
+from rulekit.studies.play import derive_seed, play_game
 
-__all__ = ["derive_seed", "play_game", "seat_bots", "simulate"]
+__all__ = ["derive_seed", "play_game"]

@@ -50,17 +50,30 @@ def run_on_dask(address: str, shipment: tuple,
         workers = sum(client.nthreads().values()) or 1
         ranges = batches(count, workers)
         run_id = uuid.uuid4().hex[:12]
-        futures = [client.submit(play_batch, *shipment, start, stop, pure=False,
-                                 key=f"rulekit-batch-{run_id}-{k}")
-                   for k, (start, stop) in enumerate(ranges)]
-        order = {f.key: k for k, f in enumerate(futures)}
+        # a window of batches in flight keeps the scheduler's memory flat in the number of games
+        window = 4 * workers
+        pending = distributed.as_completed()
+        index: dict[str, int] = {}
+
+        def submit(k: int) -> None:
+            start, stop = ranges[k]
+            future = client.submit(play_batch, *shipment, start, stop, pure=False,
+                                   key=f"rulekit-batch-{run_id}-{k}")
+            index[future.key] = k
+            pending.add(future)
+
+        for k in range(min(window, len(ranges))):
+            submit(k)
+        submitted = min(window, len(ranges))
         done: dict[int, Any] = {}
         next_k = 0
-        for future in distributed.as_completed(futures):
-            k = order[future.key]
+        for future in pending:
+            k = index.pop(future.key)
             done[k] = future.result()
-            futures[k] = None  # the cluster may forget it once we hold the result
             tick(ranges[k][1] - ranges[k][0])
+            if submitted < len(ranges):
+                submit(submitted)
+                submitted += 1
             while next_k in done:
                 yield done.pop(next_k)
                 next_k += 1

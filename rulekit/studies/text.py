@@ -93,9 +93,13 @@ def format_compare(r: dict) -> str:
     a, b = r["a"], r["b"]
     la, lb = (printable(x) for x in r["labels"])
     lines = _header(r | {"game": a["game"]})
-    lines += [f"A = {la}" + (f" ({', '.join(_params(a))})" if a["params"] else ""),
-              f"B = {lb}" + (f" ({', '.join(_params(b))})" if b["params"] else ""),
-              "same seeds on both sides; * marks a difference whose 95% interval excludes 0", ""]
+    lines += [f"A = {la}", f"B = {lb}"]
+    changed = [k for k in dict.fromkeys([*a["params"], *b["params"]])
+               if a["params"].get(k) != b["params"].get(k)]
+    for k in changed:
+        lines.append(f"  {printable(k)}: A {json.dumps(a['params'].get(k))}, "
+                     f"B {json.dumps(b['params'].get(k))}")
+    lines += ["same seeds on both sides; * marks a difference whose 95% interval excludes 0", ""]
     width = max(len("figure"), *(len(printable(d["figure"])) for d in r["differences"]))
     lines.append(f"{'figure':<{width}}  {'A':>9}  {'B':>9}  {'B - A':>9}  95% interval")
     for d in r["differences"]:
@@ -106,27 +110,23 @@ def format_compare(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _sweep_cell(title: str, value: float, lo: float, hi: float) -> str:
+    if title.endswith("edge"):  # a difference of rates: percentage points with a sign
+        return f"{100 * value:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+    if title.endswith("rate"):
+        return f"{100 * value:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return f"{value:.1f} [{lo:.1f}, {hi:.1f}]"
+
+
 def format_sweep(r: dict) -> str:
     """One line per point: the param values, then each figure with its 95% interval."""
-    lines = _header(r | {"bots": r["bots"]})
-    lines += ["same seeds at every point; 95% intervals in brackets", ""]
-    rows = table_rows(r)
-    cells = []
-    for row in rows:
-        line = [printable(json.dumps(row[name])) for name in r["vary"]]
-        for title, _ in COLUMNS:
-            lo, hi = row[f"{title} low"], row[f"{title} high"]
-            if "rate" in title or "edge" in title:
-                line.append(f"{100 * row[title]:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"
-                            if "edge" in title else
-                            f"{100 * row[title]:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]")
-            else:
-                line.append(f"{row[title]:.1f} [{lo:.1f}, {hi:.1f}]")
-        cells.append(line)
-    titles = [printable(n) for n in r["vary"]] + [
-        t + (" %" if "rate" in t or "edge" in t else "") for t, _ in COLUMNS]
+    lines = _header(r) + ["same seeds at every point; 95% intervals in brackets; rates in %",
+                          ""]
+    titles = [printable(n) for n in r["vary"]] + [title for title, _ in COLUMNS]
+    cells = [[printable(json.dumps(row[name])) for name in r["vary"]]
+             + [_sweep_cell(t, row[t], row[f"{t} low"], row[f"{t} high"]) for t, _ in COLUMNS]
+             for row in table_rows(r)]
     widths = [max(len(t), *(len(c[i]) for c in cells)) for i, t in enumerate(titles)]
-    lines.append("  ".join(t.ljust(w) for t, w in zip(titles, widths)).rstrip())
-    for c in cells:
-        lines.append("  ".join(x.ljust(w) for x, w in zip(c, widths)).rstrip())
+    for line in [titles, *cells]:
+        lines.append("  ".join(x.ljust(w) for x, w in zip(line, widths)).rstrip())
     return "\n".join(lines)
