@@ -225,7 +225,7 @@ def simulate(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...], p
     each with its 95% interval. Ctrl-C prints the report of the games finished (exit 130)."""
     from rulekit.studies import command, plot, simulate, text
 
-    with _user_errors():
+    with _user_errors(), command.interruptible():
         game = _load(file, sets, extends_roots)
         command.run_study(simulate.simulate, game=game, players=_players(game, players),
                           render=text.format_simulate,
@@ -249,7 +249,7 @@ def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tu
 
     if file_b is None and not (sets_a or sets_b):
         raise click.UsageError("give two files, or one file with --set-a and/or --set-b")
-    with _user_errors():
+    with _user_errors(), command.interruptible():
         game_a = _load(file_a, sets_a, extends_roots)
         game_b = _load(file_b or file_a, sets_b, extends_roots)
         labels = [_variant_label(file_a, sets_a), _variant_label(file_b or file_a, sets_b)]
@@ -281,7 +281,7 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
     from rulekit.spec.params import parse_set_options
     from rulekit.studies import command, plot, sweep, text
 
-    with _user_errors():
+    with _user_errors(), command.interruptible():
         points = sweep.parse_vary(vary)
         base = parse_set_options(list(sets)) if sets else {}
         import rulekit

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -138,6 +139,17 @@ def test_ctrl_c_prints_the_report_of_the_games_finished(tmp_path: Path) -> None:
         assert 0 < data["games"] < 1000000
         assert sum(data["end_reasons"].values()) == data["games"]
         assert len(out.read_text().splitlines()) == data["games"]
+
+
+def test_a_rule_that_breaks_names_the_game_in_any_number_of_processes(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(Path(QWIXX).read_text().replace(
+        "- params.penalty_points * player.penalties",
+        "- params.penalty_points * player.penalties // (turn - turn)"))
+    for jobs in ("1", "2"):
+        result = run("simulate", broken, "--games", "20", "--jobs", jobs)
+        assert result.exit_code == 1
+        assert re.search(r"game 0 \(seed \d+, bots random, random\): .*the score", result.output)
 
 
 # ---- compare ----------------------------------------------------------------------------------

@@ -25,6 +25,16 @@ Draw = Callable[[str, dict, list[SimulateTally]], None]
 
 
 @contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C before any game finished (while loading, say): exit 130 without a traceback."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        raise click.exceptions.Exit(130) from None
+
+
+@contextmanager
 def _games_out(path: str | None) -> Iterator[IO[str] | None]:
     if path is None:
         yield None

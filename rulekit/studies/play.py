@@ -76,12 +76,13 @@ def play_one(game: Game, players: int, bots: Sequence[str], seed: int, index: in
     state = game.new_game(players=players, seed=game_seed)
     try:
         decisions, options, most = _play(state, agents, rng)
+        scores, winners = state.scores(), state.winners()
     except FlowError as exc:
         raise FlowError(f"game {index} (seed {game_seed}, bots {', '.join(names)}): "
                         f"{exc}") from exc
     record: dict[str, Any] = {
-        "game": index, "seed": game_seed, "bots": names, "scores": state.scores(),
-        "winners": state.winners(), "turns": state.turn, "decisions": decisions,
+        "game": index, "seed": game_seed, "bots": names, "scores": scores,
+        "winners": winners, "turns": state.turn, "decisions": decisions,
         "options": options, "max_options": most, "end": state.end_reason or "none",
     }
     return record
