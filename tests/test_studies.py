@@ -126,12 +126,17 @@ def test_ctrl_c_prints_the_report_of_the_games_finished(tmp_path: Path) -> None:
         proc = subprocess.Popen(
             [sys.executable, "-m", "rulekit.cli", "simulate", QWIXX, "--games", "1000000",
              "--json", "--jobs", jobs, "--games-out", str(out)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-        deadline = time.monotonic() + 60
-        while (not out.exists() or out.stat().st_size < 2000) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+            # Ctrl-C reaches it even when this test runs where SIGINT is ignored (a background job)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            deadline = time.monotonic() + 60
+            while (not out.exists() or out.stat().st_size < 2000) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            proc.send_signal(signal.SIGINT)
+            stdout, stderr = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
         assert proc.returncode == 130, stderr
         assert "Traceback" not in stderr
         data = json.loads(stdout)

@@ -102,6 +102,8 @@ def plot_sweep(path: str, report: dict, title: str) -> None:
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=key or None)
         ax.set_xticks(list(positions.values()),
                       [printable(k) for k in positions], fontsize=8)
+        if column == "first-player edge":  # no edge: the fair share exactly
+            ax.axhline(0, color="grey", linewidth=0.8)
         ax.set(title=column, xlabel=printable(x_name))
         if len(groups) > 1:
             ax.legend(fontsize=7)
