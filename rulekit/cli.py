@@ -187,7 +187,8 @@ def schema() -> None:
     click.echo(schema_text())
 
 
-# ---- simulate, compare, sweep: the studies (rulekit/studies/) ----------------------------------
+# ---- simulate ----------------------------------------------------------------------------------
+# simulate, compare and sweep: the studies, whose logic lives in rulekit/studies/
 def _study_options(f: Any) -> Any:
     """The options every study takes: games, players, bots, seed, where to run, outputs."""
     options = [
