@@ -40,7 +40,7 @@ def _games_out(path: str | None) -> Iterator[IO[str] | None]:
         yield None
         return
     try:
-        out = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        out = open(path, "w", encoding="utf-8")  # closed below, or removed if empty
     except OSError as exc:
         raise RulekitError(f"--games-out {path}: {exc.strerror}") from None
     try:
