@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -27,7 +26,6 @@ from rulekit.terminal import (
     echo_description,
     echo_result,
     hides_information,
-    is_tty,
     play_levels,
     run_session,
     seat_agents,
@@ -215,78 +213,114 @@ def compile_(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...]) -
 
 
 # ---- simulate ----------------------------------------------------------------------------------
+# simulate, compare and sweep: the studies, whose logic lives in rulekit/studies/
+def _study_options(f: Any) -> Any:
+    """The options every study takes: games, players, bots, seed, where to run, outputs."""
+    options = [
+        click.option("--games", type=click.IntRange(min=1), default=100, show_default=True,
+                     help="how many games to play (per variant)"),
+        click.option("--players", type=int, default=None,
+                     help="players per game  [default: the game's minimum]"),
+        _bots_option, _seed_option, _extends_option,
+        click.option("--jobs", type=click.IntRange(min=1), default=None,
+                     help="processes to play in; the report is the same for any number  "
+                          "[default: every core; one for runs under 500 games]"),
+        click.option("--dask", metavar="ADDRESS",
+                     help="play on a Dask cluster: tcp://HOST:PORT of its scheduler, or "
+                          "'local' for one on this machine (extra rulekit[dask]); the report "
+                          "is the same as a local run's"),
+        click.option("--games-out", type=click.Path(dir_okay=False),
+                     help="write one JSON line per game to this file (seed, bots, scores, "
+                          "length, end reason)"),
+        click.option("--plot", type=click.Path(dir_okay=False),
+                     help="draw the figures into FILE.png or FILE.svg (extra rulekit[plot])"),
+        click.option("--json", "as_json", is_flag=True, help="print the report as JSON"),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
 @main.command()
 @click.argument("file", type=click.Path())
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True,
-              help="how many games to play")
-@click.option("--players", type=int, default=None,
-              help="players per game  [default: the game's minimum]")
-@_bots_option
-@_seed_option
 @_set_option
-@_extends_option
-@click.option("--json", "as_json", is_flag=True, help="print the report as JSON")
-def simulate(file: str, games: int, players: int | None, bots: list[str], seed: int,
-             sets: tuple[str, ...], extends_roots: tuple[str, ...], as_json: bool) -> None:
-    """Let bots play many games and report win rates, scores, length and how games ended."""
-    from rulekit.simulate import simulate as run
+@_study_options
+def simulate(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...], players: int | None,
+             **study: Any) -> None:
+    """Let bots play many games and report win rates, scores, length and how games ended,
+    each with its 95% interval. Ctrl-C prints the report of the games finished (exit 130)."""
+    from rulekit.studies import command, plot, simulate, text
 
-    with _user_errors():
+    with _user_errors(), command.interruptible():
         game = _load(file, sets, extends_roots)
-        n = _players(game, players)
-        if games >= 50 and is_tty(sys.stderr):
-            with click.progressbar(length=games, label="simulating", file=sys.stderr) as bar:
-                report = run(game, games, n, bots, seed, progress=bar.update)
-        else:
-            report = run(game, games, n, bots, seed)
-    if as_json:
-        click.echo(json.dumps(report, indent=2))
-    else:
-        click.echo(format_report(report))
+        command.run_study(simulate.simulate, game=game, players=_players(game, players),
+                          render=text.format_simulate,
+                          draw=lambda path, r, t: plot.plot_simulate(path, t[0], r["game"]),
+                          **study)
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:5.1f}%"
+@main.command()
+@click.argument("file_a", type=click.Path())
+@click.argument("file_b", type=click.Path(), required=False)
+@click.option("--set-a", "sets_a", multiple=True, metavar="NAME=VALUE",
+              help="override a param of variant A (repeatable)")
+@click.option("--set-b", "sets_b", multiple=True, metavar="NAME=VALUE",
+              help="override a param of variant B (repeatable)")
+@_study_options
+def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tuple[str, ...],
+            extends_roots: tuple[str, ...], players: int | None, **study: Any) -> None:
+    """Play two variants on the same seeds and report each figure's difference B - A with
+    its 95% interval: two files A and B, or one file with --set-a/--set-b."""
+    from rulekit.studies import command, compare, plot, text
+
+    if file_b is None and not (sets_a or sets_b):
+        raise click.UsageError("give two files, or one file with --set-a and/or --set-b")
+    with _user_errors(), command.interruptible():
+        game_a = _load(file_a, sets_a, extends_roots)
+        game_b = _load(file_b or file_a, sets_b, extends_roots)
+        labels = [_variant_label(file_a, sets_a), _variant_label(file_b or file_a, sets_b)]
+        command.run_study(compare.compare, game_a=game_a, game_b=game_b, labels=labels,
+                          players=_players(game_b, _players(game_a, players)),
+                          render=text.format_compare,
+                          draw=lambda path, r, t: plot.plot_compare(path, t, labels,
+                                                                    "A: " + labels[0]),
+                          **study)
 
 
-def _mean_sd(s: dict) -> str:
-    return f"{s['mean']:7.1f} ± {s['stdev']:<5.1f}"
+def _variant_label(file: str, sets: Sequence[str]) -> str:
+    return " ".join([file, *(f"--set {s}" for s in sets)])
 
 
-def format_report(r: dict) -> str:
-    """The simulation report as a few aligned tables, for reading in a terminal (names
-    from the game file with their control characters escaped)."""
-    lines = [
-        f"{printable(r['game'])}: {r['games']} games, {r['players']} players, "
-        f"bots {', '.join(r['bots'])}, seed {r['seed']} ({r['seconds']:.2f} s)",
-    ]
-    if r["params"]:
-        params = ", ".join(f"{printable(k)}={json.dumps(v)}" for k, v in r["params"].items())
-        lines.append(f"params: {params}")
-    lines += ["", "seat  win rate  score mean ± sd     min    max"]
-    for s in r["by_seat"]:
-        sc = s["score"]
-        lines.append(f"{s['seat']:>4}  {_pct(s['win_rate']):>8}  {_mean_sd(sc):<17}"
-                     f"{sc['min']:>6} {sc['max']:>6}")
-    width = max(len("bot"), *(len(b["bot"]) for b in r["by_bot"]))
-    lines += ["", f"{'bot':<{width}}  seat-games  win rate  score mean ± sd     min    max"]
-    for b in r["by_bot"]:
-        sc = b["score"]
-        lines.append(f"{b['bot']:<{width}}  {b['seat_games']:>10}  {_pct(b['win_rate']):>8}  "
-                     f"{_mean_sd(sc):<17}{sc['min']:>6} {sc['max']:>6}")
-    t, d = r["length"]["turns"], r["length"]["decisions"]
-    lines += [
-        "",
-        f"game length: {t['mean']:.1f} turns (min {t['min']}, max {t['max']}); "
-        f"{d['mean']:.1f} decisions per game (min {d['min']}, max {d['max']})",
-        "",
-        "how games ended:",
-    ]
-    reasons = {printable(k): v for k, v in r["end_reasons"].items()}
-    width = max((len(k) for k in reasons), default=0)
-    for reason, count in reasons.items():
-        lines.append(f"  {reason:<{width}}  {count:>6}  {_pct(count / r['games'])}")
-    return "\n".join(lines)
+@main.command()
+@click.argument("file", type=click.Path())
+@click.option("--vary", multiple=True, required=True, metavar="NAME=LIST",
+              help="a param and the values to try, read as YAML: --vary 'penalty_points=[3,5,8]'"
+                   " (once or twice: two make a grid)")
+@_set_option
+@click.option("--csv", "csv_file", type=click.Path(dir_okay=False),
+              help="write the table to this CSV file")
+@_study_options
+def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str | None,
+          extends_roots: tuple[str, ...], players: int | None, **study: Any) -> None:
+    """Play a study per value of one or two params, on the same seeds, and print a table
+    of the figures with their 95% intervals."""
+    from rulekit.spec.params import parse_set_options
+    from rulekit.studies import command, plot, sweep, text
+
+    with _user_errors(), command.interruptible():
+        points = sweep.parse_vary(vary)
+        base = parse_set_options(list(sets)) if sets else {}
+        import rulekit
+
+        def load(values: dict) -> Any:
+            return rulekit.load_game(file, overrides=base | values, extends_roots=extends_roots)
+
+        first = load({k: v[0] for k, v in points.items()})
+        command.run_study(sweep.sweep, load=load, vary=points, players=_players(first, players),
+                          render=text.format_sweep,
+                          after=lambda r: csv_file and sweep.write_csv(csv_file, r),
+                          draw=lambda path, r, t: plot.plot_sweep(path, r, r["game"]),
+                          **study)
 
 
 # ---- play --------------------------------------------------------------------------------------

@@ -133,10 +133,10 @@ def test_simulate_text_report() -> None:
     assert result.exit_code == 0
     out = result.output
     assert "10 games, 2 players" in out
-    assert "win rate" in out and "score mean ± sd" in out
+    assert "win rate" in out and "score mean" in out and "95% intervals" in out
     assert "greedy" in out and "random" in out
     assert "game length:" in out and "how games ended:" in out
-    assert "simulating" not in out  # no progress bar off a terminal
+    assert "playing" not in out  # no progress bar off a terminal
 
 
 @pytest.mark.parametrize(

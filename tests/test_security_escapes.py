@@ -128,7 +128,8 @@ def test_simulate_escapes_the_name_and_end_reasons(game: Path) -> None:
     assert result.exit_code == 0, result.output
     assert_escaped(result.output)
     assert result.output.startswith(f"Evil{SHOWN}: 5 games")
-    assert re.search(rf"^  done{re.escape(SHOWN)} +5 +100\.0%$", result.output, re.M)
+    assert re.search(rf"^  done{re.escape(SHOWN)} +5 +100\.0% \[56\.5, 100\.0\]$", result.output,
+                     re.M)
     data = json.loads(run("simulate", game, "--games", "5", "--json").stdout)
     assert data["game"] == "Evil\x1b[2K\r ok \u202e \x9b \x07"
 

@@ -1,4 +1,4 @@
-"""The simulator's bookkeeping and the bots, on a tiny scripted game and on Qwixx."""
+"""The simulate study's bookkeeping and the bots, on a tiny scripted game and on Qwixx."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 import rulekit
 from rulekit.agents import GreedyAgent, RandomAgent, known_agents, make_agent
 from rulekit.errors import FlowError, RulekitError
-from rulekit.simulate import derive_seed, seat_bots, simulate
+from rulekit.studies.play import derive_seed, seat_bots
+from rulekit.studies.simulate import simulate
 
 QWIXX = Path(__file__).resolve().parent.parent / "games" / "qwixx.yaml"
 
@@ -123,18 +124,23 @@ def test_greedy_always_wins_the_scripted_game_and_random_does_not() -> None:
     by_bot = {b["bot"]: b for b in r["by_bot"]}
     assert by_bot["greedy"]["seat_games"] == by_bot["random"]["seat_games"] == 40
     assert by_bot["greedy"]["score"]["mean"] == 1.0
-    assert by_bot["greedy"]["win_rate"] > by_bot["random"]["win_rate"]
+    assert by_bot["greedy"]["win_rate"]["rate"] > by_bot["random"]["win_rate"]["rate"]
     # ties share the win: the seats' win rates add up to one game per game
     assert sum(s["wins"] for s in r["by_seat"]) == pytest.approx(40)
     assert r["end_reasons"] == {"all decided": 40}
-    assert r["length"]["decisions"] == {"mean": 2.0, "stdev": 0.0, "min": 2, "max": 2}
+    assert r["length"]["decisions"] == {
+        "mean": 2.0, "ci95": [2.0, 2.0], "stdev": 0.0, "min": 2, "max": 2,
+        "percentiles": {"5": 2, "25": 2, "50": 2, "75": 2, "95": 2}}
+    # two options at each of the two decisions of every game
+    assert r["options_per_decision"] == {"mean": 2.0, "ci95": [2.0, 2.0], "max": 2}
     assert r["params"] == {"x": 1}
 
 
 def test_ties_count_one_over_the_number_of_winners() -> None:
     r = simulate(FakeGame({"same": 0}), games=10, players=4, bots=["random"], seed=0)
-    assert [s["win_rate"] for s in r["by_seat"]] == [0.25] * 4
-    assert r["by_bot"][0]["win_rate"] == 0.25
+    assert [s["win_rate"]["rate"] for s in r["by_seat"]] == [0.25] * 4
+    assert r["by_bot"][0]["win_rate"]["rate"] == 0.25
+    assert r["tie_rate"] == {"rate": 1.0, "ci95": [0.7225, 1.0]}  # Wilson, 10 of 10
     assert r["by_bot"][0]["seat_games"] == 40
 
 
@@ -145,7 +151,7 @@ def test_same_seed_same_report_and_progress_is_called_per_game() -> None:
     c = simulate(FakeGame(), 30, 3, ["random"], seed=12)
     assert without_time(a) == without_time(b)
     assert without_time(a) != without_time(c)
-    assert calls == [1] * 30
+    assert sum(calls) == 30
 
 
 def test_a_flow_error_stops_the_run_naming_the_game() -> None:
@@ -224,5 +230,7 @@ def test_qwixx_report_is_reproducible_and_complete(qwixx: rulekit.Game) -> None:
 def test_greedy_beats_random_in_qwixx(qwixx: rulekit.Game) -> None:
     r = simulate(qwixx, 200, 2, ["greedy", "random"], seed=1)
     by_bot = {b["bot"]: b for b in r["by_bot"]}
-    assert by_bot["greedy"]["win_rate"] > by_bot["random"]["win_rate"]
-    assert by_bot["greedy"]["score"]["mean"] > by_bot["random"]["score"]["mean"]
+    greedy, rand = by_bot["greedy"], by_bot["random"]
+    # not only more wins: the intervals do not overlap
+    assert greedy["win_rate"]["ci95"][0] > rand["win_rate"]["ci95"][1]
+    assert greedy["score"]["ci95"][0] > rand["score"]["ci95"][1]

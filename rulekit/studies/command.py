@@ -1,0 +1,88 @@
+"""What simulate, compare and sweep share on the command line: the progress bar, Ctrl-C,
+`--games-out`, `--plot` and printing the report.
+
+Ctrl-C prints the report of the games finished (marked as interrupted) and exits with
+130; output files are written for those games too, and a file that would stay empty is
+removed rather than left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from rulekit.errors import RulekitError
+from rulekit.studies.simulate import Interrupted, SimulateTally
+
+Study = Callable[..., dict]
+Draw = Callable[[str, dict, list[SimulateTally]], None]
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C before any game finished (while loading, say): exit 130 without a traceback."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        raise click.exceptions.Exit(130) from None
+
+
+@contextmanager
+def _games_out(path: str | None) -> Iterator[IO[str] | None]:
+    if path is None:
+        yield None
+        return
+    try:
+        out = open(path, "w", encoding="utf-8")  # closed below, or removed if empty
+    except OSError as exc:
+        raise RulekitError(f"--games-out {path}: {exc.strerror}") from None
+    try:
+        yield out
+    finally:
+        out.close()
+        if Path(path).stat().st_size == 0:
+            Path(path).unlink()
+
+
+def _bar(games: int) -> Any:
+    if games >= 50 and sys.stderr.isatty():
+        return click.progressbar(length=games, label="playing", file=sys.stderr)
+    return nullcontext(None)
+
+
+def run_study(study: Study, games: int, as_json: bool, render: Callable[[dict], str],
+              plot: str | None = None, draw: Draw | None = None,
+              games_out: str | None = None, after: Callable[[dict], None] | None = None,
+              **kwargs: Any) -> None:
+    """Run `study(games=..., progress=..., games_out=..., tallies=..., **kwargs)` and print
+    its report as JSON or as `render` makes it; `after(report)` writes further files."""
+    if plot is not None:
+        from rulekit.studies.plot import require
+
+        require(plot)  # a missing extra or a bad name is reported before any game is played
+    tallies: list[SimulateTally] = []
+    interrupted = False
+    with _games_out(games_out) as out, _bar(games) as bar:
+        progress = bar.update if bar is not None else None
+        try:
+            report = study(games=games, progress=progress, games_out=out, tallies=tallies,
+                           **kwargs)
+        except Interrupted as stop:
+            report, interrupted = stop.report, True
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(render(report))
+    if report["games"] and after is not None:
+        after(report)
+    if report["games"] and plot is not None and draw is not None:
+        draw(plot, report, tallies)
+    if interrupted:
+        raise click.exceptions.Exit(130)
