@@ -281,8 +281,9 @@ class GameBuild:
         self.kinds: dict[str, Kind] = {}
         #: the source of every generated function, for `rulekit compile`
         self.generated: list[str] = []
-        #: a bit for each part of the game (variable, component) that checks read
-        self.bits: dict[str, int] = {}
+        #: a bit for each part of the game (variable, component) that checks read; bit 1
+        #: is the start of the game, which no step writes
+        self.bits: dict[str, int] = {"": 1}
 
     def build(self) -> dict[str, Any]:
         b, data = self.b, self.data
@@ -479,7 +480,7 @@ class GameBuild:
                                       for p, text in zip(paths, lines)]
         out["generated"] = self.generated
         # variables reset at each turn change without a step: they count as changed
-        out["turn_reset_mask"] = self.mask(frozenset(
+        out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
         return out
 
@@ -530,16 +531,22 @@ class GameBuild:
         return out
 
     def mask(self, reads: frozenset[str] | None) -> int:
-        """The bits of the game's parts in `reads` (-1, every bit, when they cannot be told).
+        """The bits of the game's parts a check reads (-1, every bit, when they cannot be
+        told), and bit 1, the game's start: every check runs at the first check of a game.
 
-        A step marks the bits of what it changes, and a trigger or end condition is checked
-        after a step only when it reads a part that changed: its value cannot have changed
-        otherwise. With generated code off, every check runs after every change.
+        A step marks the bits of what it changes (`changes`), and a trigger or end
+        condition is checked after a step only when it reads a part that changed: its
+        value cannot have changed otherwise. With generated code off, every check runs
+        after every change.
         """
-        if reads is None or not codegen.ENABLED:
+        return self.changes(reads) | 1
+
+    def changes(self, parts: frozenset[str] | None) -> int:
+        """The bits of the game's parts a step may change (-1: any)."""
+        if parts is None or not codegen.ENABLED:
             return -1
         m = 0
-        for name in reads:
+        for name in parts:
             bit = self.bits.get(name)
             if bit is None:
                 bit = self.bits[name] = 1 << len(self.bits)
@@ -715,7 +722,7 @@ class GameBuild:
                         f"`{key}` takes a component of the kind {', '.join(kinds)}")
                 return None
             step = S.ChanceStep(key, kind.index, chance)
-            step.writes = self.mask(frozenset((kind.name,)))
+            step.writes = self.changes(frozenset((kind.name,)))
             return step
         return self.effect(p, key, value, scope)
 
@@ -740,7 +747,7 @@ class GameBuild:
                 b.unknown(vpath, "game variable", var, known, key=True)
                 return None
             step = S.SetVar(var, None, b.fn(vpath, expr, scope, expect), add)
-            step.writes = self.mask(frozenset((var,)))
+            step.writes = self.changes(frozenset((var,)))
             return step
         who = b.expr(vpath, who_text, scope, key=True)
         if who is None:
@@ -757,7 +764,7 @@ class GameBuild:
             b.unknown(vpath, "player variable", var, known, key=True)
             return None
         step = S.SetVar(var, who.fn, b.fn(vpath, expr, scope, expect), add)
-        step.writes = self.mask(frozenset((var,)))
+        step.writes = self.changes(frozenset((var,)))
         return step
 
     def effect(self, path: Path_, key: str, value: Any, scope: Scope) -> S.Step | None:
@@ -797,7 +804,7 @@ class GameBuild:
             if c is not None and isinstance(c.type, ObjT) and c.type.name != "Player":
                 changed = None if changed is None or c.reads is None else changed | c.reads
         step = S.Effect(target.fn, eff.method, args)
-        step.writes = self.mask(changed)
+        step.writes = self.changes(changed)
         return step
 
     def choose(self, path: Path_, value: Any, scope: Scope, together: bool) -> S.Step | None:
