@@ -26,6 +26,7 @@ from rulekit.terminal import (
     colour_wanted,
     echo_description,
     echo_result,
+    fresh_seed,
     hides_information,
     is_tty,
     play_levels,
@@ -275,7 +276,9 @@ _no_color_option = click.option("--no-color", is_flag=True,
               help="players in the game  [default: the game's minimum]")
 @click.option("--seat", type=int, default=0, show_default=True, help="the seat you play")
 @_bots_option
-@_seed_option
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="seed of the deal and of every roll  [default: a fresh one each game; "
+                   "shown when the game is over and written to the log]")
 @_set_option
 @_extends_option
 @click.option("--auto", is_flag=True, help="bots play every seat, you only watch")
@@ -285,7 +288,7 @@ _no_color_option = click.option("--no-color", is_flag=True,
               help="write the game's log (JSON lines) to this file, for `rulekit replay`; "
                    "in a series of levels it holds the level played last")
 @_no_color_option
-def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
+def play(file: str, players: int | None, seat: int, bots: list[str], seed: int | None,
          sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool, first_level: int,
          log_file: str | None, no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
@@ -298,6 +301,8 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
     from rulekit.spec.params import parse_set_options
 
     paint = Paint(colour_wanted(no_color))
+    if seed is None:
+        seed = fresh_seed()
     with _user_errors():
         game = _load(file, sets, extends_roots)
         overrides = parse_set_options(list(sets)) if sets else {}
@@ -324,7 +329,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
         echo_description(game, human)
         session = Session(state, who, paint, human, agents, rng, game.name)
         if run_session(session, log, "the game stops at"):
-            echo_result(session)
+            echo_result(session, f"seed {seed}: --seed {seed} deals this game again")
             log.write(state)
 
 

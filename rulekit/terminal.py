@@ -10,6 +10,7 @@ import difflib
 import json
 import os
 import random
+import secrets
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -337,8 +338,14 @@ def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
     return None, f"{text!r} is not a legal choice now.{hint} {how}"
 
 
-def echo_result(session: Session) -> None:
-    """The final position as the viewer may see it, the scores, the winners, the end."""
+def fresh_seed() -> int:
+    """A seed nobody chose, so that every game deals anew unless `--seed` says otherwise."""
+    return secrets.randbelow(2**31)
+
+
+def echo_result(session: Session, seed_line: str | None = None) -> None:
+    """The final position as the viewer may see it, the scores, the winners, the end, and
+    the seed (kept back until now in a game with hidden parts, which it deals)."""
     state, who, paint = session.state, session.who, session.paint
     session.show_picture()
     scores = state.scores()
@@ -349,8 +356,7 @@ def echo_result(session: Session) -> None:
     label = "winner" if len(winners) == 1 else "winners (shared)"
     click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
     click.echo(f"game ended by: {printable(_end_reason(state))} after {state.turn} turns")
-    if hides_information(state.game):  # kept back until now: it decides everything hidden
-        click.echo(f"seed {state.seed}")
+    click.echo(seed_line or f"seed {state.seed}")
 
 
 def _end_reason(state: Any) -> str:
@@ -400,7 +406,7 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
         if not run_session(session, log, f"the series stops at level {i},"):
             _echo_series(game, results, stopped=True)
             return
-        echo_result(session)
+        echo_result(session)  # the level's own seed: the series' would deal the next levels
         log.write(state)
         score = state.scores()[seat]
         passed = score > minimum
@@ -410,6 +416,7 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
         if not passed:
             break
     _echo_series(game, results, stopped=False)
+    click.echo(f"series seed {seed}: --seed {seed} deals this series again")
 
 
 def _echo_series(game: Any, results: list[tuple[int, str, int, int, bool]],

@@ -71,10 +71,10 @@ def a_label(labels: list[str]) -> str:
 @pytest.mark.parametrize("name", GAMES)
 def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
     file, help_text, stopped = GAMES[name]
-    first = last_choices(run("play", file, input="").output)
-    second = last_choices(run("play", file, input="1\n").output)
+    first = last_choices(run("play", file, "--seed", "0", input="").output)
+    second = last_choices(run("play", file, "--seed", "0", input="1\n").output)
     label = a_label(second)
-    result = run("play", file, input=f"?\nzzz\n1\n{label}\n")
+    result = run("play", file, "--seed", "0", input=f"?\nzzz\n1\n{label}\n")
     out = result.output
     assert result.exit_code == 0, out
     # `?` explains the choices with the game's own help text, then lists them again
@@ -309,3 +309,18 @@ def test_help_and_display_texts_are_checked_when_the_file_loads(tmp_path: Path) 
     found = {(d.path, d.line) for d in err.value.diagnostics}
     assert found == {("display.player", 3), ("flow.turn[1].choose.help", 9)}
     assert any(d.hint == "did you mean 'penalties'?" for d in err.value.diagnostics)
+
+
+# ---- a new game each time ----------------------------------------------------------------------
+def test_each_game_deals_anew_and_tells_its_seed_at_the_end_and_in_the_log(tmp_path: Path) -> None:
+    seeds = []
+    for k in range(2):
+        log = tmp_path / f"g{k}.jsonl"
+        out = run("play", QWIXX, "--auto", "--log", str(log)).output
+        seed = int(re.search(r"^seed (\d+): --seed \1 deals this game again$", out, re.M)[1])
+        assert json.loads(log.read_text().splitlines()[0])["seed"] == seed
+        # the seed shown deals the same game again, to the last score
+        again = run("play", QWIXX, "--auto", "--seed", str(seed)).output
+        assert again.split("\nscores: ")[1] == out.split("\nscores: ")[1].split("log written")[0]
+        seeds.append(seed)
+    assert seeds[0] != seeds[1]
