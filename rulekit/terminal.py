@@ -281,7 +281,8 @@ class Session:
             label, why = match_label(text, labels)
             if label is not None:
                 if label != text:
-                    click.echo(f"  = {printable(label)}")
+                    note = f"  ({why})" if why else ""
+                    click.echo(printable(f"  = {label}{note}"))
                 return label
             click.echo(self.paint(why, fg="yellow"))
 
@@ -294,39 +295,44 @@ class Session:
         if text:
             click.echo(textwrap.fill(printable(" ".join(text.split())), 88))
         click.echo(textwrap.fill(
-            f"Type a number from 1 to {len(labels)} or a label as listed (in any case; the "
-            "first words of a label do when they fit one choice only). '#N' is always the "
-            "number N, '=TEXT' the label TEXT; 'quit' stops the game.", 88))
+            f"Type a number from 1 to {len(labels)} or a label as listed (in any case and "
+            "spacing; the first words of a label do when they fit one choice only). A number "
+            "is the choice listed with it; '=TEXT' is the label TEXT; 'quit' stops the game.",
+            88))
         self._list(labels)
 
 
 def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
-    """The label a person means by `text`, or None and why it is not a choice."""
+    """The label a person means by `text`, and a note; or None and why it is not a choice.
+
+    A number from the list is that choice, even where a label is that number too (then the
+    note says how to pick the label: `=TEXT`); labels match without regard to spacing or
+    case (`5+5+6` is `5 + 5 + 6`), or by their first words when those fit one choice only.
+    """
     n = len(labels)
     how = f"Type a number from 1 to {n} or a label as listed; '?' explains."
     if text.startswith("#") and text[1:].isdigit():
         k = int(text[1:])
-        if 1 <= k <= n:
-            return labels[k - 1], ""
-        return None, f"{k} is not a legal choice. {how}"
+        return (labels[k - 1], "") if 1 <= k <= n else (None, f"{k} is not a legal choice. {how}")
     if text.startswith("=") and len(text) > 1:
-        text = text[1:].strip()
-        return (text, "") if text in labels else (None, f"{text!r} is not a legal choice. {how}")
-    lower = text.lower()
-    folded = [label for label in labels if label.lower() == lower]
+        wanted = _fold(text[1:])
+        exact = [label for label in labels if _fold(label) == wanted]
+        return ((exact[0], "") if exact
+                else (None, f"{text[1:].strip()!r} is not a legal choice. {how}"))
+    folded = [label for label in labels if _fold(label) == _fold(text)]
     by_label = text if text in labels else (folded[0] if len(folded) == 1 else None)
-    if text.isdigit():
+    if text.isdigit() and 1 <= int(text) <= n:
         k = int(text)
-        by_number = labels[k - 1] if 1 <= k <= n else None
-        if by_number is not None and by_label is not None and by_number != by_label:
-            return None, (f"{k} is ambiguous: choice {k} is '{by_number}', and '{by_label}' is "
-                          f"choice {labels.index(by_label) + 1}. Type #{k} for the number or "
-                          f"={by_label} for the label.")
-        if by_number is not None or by_label is not None:
-            return by_number or by_label, ""
-        return None, f"{k} is not a legal choice. {how}"
+        note = ""
+        if by_label is not None and by_label != labels[k - 1]:
+            note = (f"choice {k}; the label '{by_label}' is choice "
+                    f"{labels.index(by_label) + 1} (or type ={by_label})")
+        return labels[k - 1], note
     if by_label is not None:
         return by_label, ""
+    if text.isdigit():
+        return None, f"{int(text)} is not a legal choice. {how}"
+    lower = text.lower()
     starts = [label for label in labels if label.lower().startswith(lower + " ")]
     if len(starts) == 1:
         return starts[0], ""
@@ -336,6 +342,11 @@ def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
     close = difflib.get_close_matches(text, labels, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     return None, f"{text!r} is not a legal choice now.{hint} {how}"
+
+
+def _fold(text: str) -> str:
+    """A label as compared with what a person typed: no spaces, lower case."""
+    return "".join(text.split()).lower()
 
 
 def fresh_seed() -> int:

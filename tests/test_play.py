@@ -90,17 +90,19 @@ def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
     assert out.index(stopped) > out.rindex("\n> ")
 
 
-def test_a_number_that_is_also_another_label_is_not_guessed() -> None:
+def test_a_number_is_the_choice_listed_with_it_and_labels_ignore_spacing_and_case() -> None:
     from rulekit.terminal import match_label
 
     labels = ["5", "6", "10", "5 + 6", "pass"]
-    label, why = match_label("5", labels)                 # choice 5 is 'pass', '5' is choice 1
-    assert label is None and "5 is ambiguous" in why and "#5" in why and "=5" in why
+    label, note = match_label("5", labels)                # choice 5 is 'pass', '5' is choice 1
+    assert label == "pass" and "=5" in note
     assert match_label("#5", labels) == ("pass", "")
     assert match_label("=5", labels) == ("5", "")
-    assert match_label("2", labels) == ("6", "")          # no label '2': the number
+    assert match_label("2", labels)[0] == "6"
     assert match_label("1", labels) == ("5", "")
     assert match_label("10", labels) == ("10", "")        # no choice 10: the label
+    assert match_label("5+6", labels) == ("5 + 6", "")
+    assert match_label("=5+ 6", labels) == ("5 + 6", "")
     assert match_label("PASS", labels) == ("pass", "")
     label, why = match_label("5 + 7", labels)
     assert label is None and "'5 + 7' is not a legal choice now. Did you mean '5 + 6'?" in why
@@ -324,3 +326,19 @@ def test_each_game_deals_anew_and_tells_its_seed_at_the_end_and_in_the_log(tmp_p
         assert again.split("\nscores: ")[1] == out.split("\nscores: ")[1].split("log written")[0]
         seeds.append(seed)
     assert seeds[0] != seeds[1]
+
+
+def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_number() -> None:
+    for seed in range(20):
+        labels = last_choices(run("play", LEVELX, "--seed", str(seed), input="").output)
+        clash = [k for k in range(1, len(labels) + 1)
+                 if str(k) in labels and labels[k - 1] != str(k)]
+        if clash:
+            break
+    else:
+        pytest.fail("no deal in 20 seeds where a choice number is another choice's label")
+    k = clash[0]
+    out = run("play", LEVELX, "--seed", str(seed), input=f"{k}\n").output
+    assert f"player 0 (you): {labels[k - 1]}\n" in out and "ambiguous" not in out
+    out = run("play", LEVELX, "--seed", str(seed), input=f"={k}\n").output
+    assert f"player 0 (you): {k}\n" in out
