@@ -460,10 +460,10 @@ class State:
                     return
                 self.phase += 1
             self.active = (self.active + 1) % self.n
-            self.turn += 1
             if self._ending and self.active == self.start:
-                self.over = True
+                self.over = True  # the round is complete: no turn begins, none is counted
                 return
+            self.turn += 1
         for name, value in game.turn_resets_player:
             for p in self.pvars:
                 p[name] = value
