@@ -164,6 +164,7 @@ class Session:
         self.scores = state.scores()
         self.picture = ""
         self.turn: int | None = None
+        self.moves: dict[int | None, str] = {}  # each seat's last move this turn
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
         self.secret = frozenset(name for kind in state.game.components
                                 for name, c in type(kind).chances.items() if not c.public)
@@ -176,6 +177,7 @@ class Session:
                 if self.pictures and self.human is None and self.turn:
                     self.show_picture(f"after turn {self.turn}")
                 self.turn = st.turn
+                self.moves = {}
                 head = f"turn {st.turn}: {self._name(st.active)}" if st.turn else "setup"
                 click.echo("\n" + self.paint(f"--- {head} ---", bold=True))
             if st.is_chance:
@@ -200,7 +202,8 @@ class Session:
         return self.who.get(seat, f"player {seat}") if seat is not None else "nobody"
 
     def _report(self, mover: int | None) -> None:
-        """The log entries added since the last report, with the scores they changed."""
+        """The log entries added since the last report, each score change with the move of
+        that seat that made it, and the scoring at the end in a section of its own."""
         st = self.state
         entries = st.log[self.shown:]
         self.shown = len(st.log)
@@ -209,14 +212,26 @@ class Session:
         self.scores = new
         for i, entry in enumerate(entries):
             line = self._describe(entry)
-            if i == 0 and mover is not None and mover in delta:
-                line += "  " + self._delta(delta.pop(mover), new[mover], "({})")
+            if "action" in entry:
+                self.moves[entry.get("seat")] = printable(str(entry["action"]))
+            if i == 0 and mover is not None and mover in delta and not st.is_over:
+                line += "  (" + self._delta(delta.pop(mover), new[mover]) + ")"
             click.echo(line)
+        if st.is_over:  # what the end itself scored (pips left, bonuses), apart from the moves
+            if delta:
+                click.echo("\n" + self.paint("--- scores changed by the last move and the end "
+                                              "of the game ---", bold=True))
+            for s, d in delta.items():
+                click.echo(f"  {self._name(s)}: {self._delta(d, new[s])}")
+            return
         for s, d in delta.items():  # effects that resolved now, or that hit other players
-            click.echo(f"  {self._name(s)}: {self._delta(d, new[s])}")
+            move = self.moves.get(s)
+            click.echo(f"  {self._name(s)}: {self._delta(d, new[s], move)}")
 
-    def _delta(self, d: int, now: int, form: str = "{}") -> str:
-        return self.paint(form.format(f"{d:+d}, score {now}"), fg="green" if d > 0 else "red")
+    def _delta(self, d: int, now: int, move: str | None = None) -> str:
+        """A score change, with the move that made it when that is not on the same line."""
+        made = f" for {move}" if move is not None else ""
+        return self.paint(f"{d:+d}{made}, score {now}", fg="green" if d > 0 else "red")
 
     def _describe(self, entry: dict) -> str:
         if "chance" in entry:

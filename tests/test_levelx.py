@@ -1,8 +1,8 @@
 """Every Level X rule of RULES.md, driven through the public API with scripted dice."""
 
 import json
-import re
 import random
+import re
 import shutil
 from pathlib import Path
 

@@ -342,3 +342,46 @@ def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_
     assert f"player 0 (you): {labels[k - 1]}\n" in out and "ambiguous" not in out
     out = run("play", LEVELX, "--seed", str(seed), input=f"={k}\n").output
     assert f"player 0 (you): {k}\n" in out
+
+
+# ---- points where they were earned -------------------------------------------------------------
+MOVE = re.compile(r"^player (\d+) \([^)]*\): (.+?)(?:  \(([+-]\d+), score (-?\d+)\))?$")
+GAIN = re.compile(r"^  player (\d+) \([^)]*\): ([+-]\d+)(?: for (.+))?, score (-?\d+)$")
+
+
+def shown_changes(out: str) -> tuple[dict[int, int], list[str]]:
+    """Every seat's score changes as shown, added up; and the problems: a change credited to
+    a move that seat did not make this turn."""
+    total: dict[int, int] = {}
+    moves: dict[int, str] = {}
+    problems = []
+    for line in out.splitlines():
+        if line.startswith("--- turn "):
+            moves = {}
+        m = MOVE.match(line)
+        if m and not re.fullmatch(r"score -?\d+", m[2]):
+            moves[int(m[1])] = m[2]
+            if m[3]:
+                total[int(m[1])] = total.get(int(m[1]), 0) + int(m[3])
+            continue
+        m = GAIN.match(line)
+        if m:
+            seat = int(m[1])
+            total[seat] = total.get(seat, 0) + int(m[2])
+            if m[3] is not None and moves.get(seat) != m[3]:
+                problems.append(line)
+    return total, problems
+
+
+@pytest.mark.parametrize("file, players", [(QWIXX, 3), (DOMINO7, 4)])
+def test_each_score_change_is_shown_with_the_move_of_that_seat_and_they_add_up(file, players):
+    out = run("play", file, "--auto", "--seed", "2", "--players", str(players),
+              "--bots", "greedy,random").output
+    total, problems = shown_changes(out)
+    assert not problems
+    finals = re.search(r"^scores: (.*)$", out, re.M)[1]
+    for seat, score in re.findall(r"player (\d+) \([^)]*\) (-?\d+)", finals):
+        assert total.get(int(seat), 0) == int(score), (seat, total)
+    # the end's own scoring is a section of its own, after the last move
+    last_move = out.rindex("\nplayer ", 0, out.index("--- scores changed by the last move"))
+    assert "score" not in out[last_move:].split("\n")[1]
