@@ -381,12 +381,16 @@ def echo_result(session: Session, seed_line: str | None = None) -> None:
                + ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
     label = "winner" if len(winners) == 1 else "winners (shared)"
     click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
-    click.echo(f"game ended by: {printable(_end_reason(state))} after {state.turn} turns")
+    click.echo(f"game over after {state.turn} turns: {printable(_end_reason(state))}")
     click.echo(seed_line or f"seed {state.seed}")
 
 
 def _end_reason(state: Any) -> str:
-    """The end condition's name, with its rule from the game file when that says more."""
+    """The game file's sentence for the end (`end.text`), or else the end condition's name
+    with its rule when that says more."""
+    text = " ".join(state.end_text().split())
+    if text:
+        return text
     reason = state.end_reason
     if reason is None:
         return "the flow running out"

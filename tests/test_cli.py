@@ -177,7 +177,7 @@ def test_play_auto_finishes() -> None:
     assert re.search(r"^roll: white1 \d, white2 \d", out, re.M)
     assert "scores: player 0 (greedy) " in out
     assert re.search(r"^winners?( \(shared\))?: player \d", out, re.M)
-    assert "game ended by: " in out
+    assert "game over after " in out
 
 
 def test_play_reads_choices_from_a_pipe_and_stops_at_end_of_input() -> None:

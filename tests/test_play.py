@@ -222,7 +222,7 @@ def test_auto_play_logs_a_game_that_replays_to_the_same_scores(
             "--seed", "7", "--log", str(log)] + (["--level", str(level)] if level else [])
     played = run(*args)
     assert played.exit_code == 0, played.output
-    assert "game ended by: " in played.output and f"log written to {log}" in played.output
+    assert "game over after " in played.output and f"log written to {log}" in played.output
     # bots' moves are shown one by one, with the points they made
     assert re.search(r"^player \d \((greedy|random)\): .+  \([+-]\d+, score -?\d+\)$",
                      played.output, re.M)

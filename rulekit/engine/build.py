@@ -435,6 +435,7 @@ class GameBuild:
         elif when is not None:
             conds.append(("end condition", b.fn(("end", "when"), when, self.scope, BOOL)))
         out["end_conditions"] = conds
+        out["end_texts"] = self.end_texts(end.get("text"), [r for r, _ in conds])
         out["finish"] = end.get("finish", "now")
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["score_where"] = b.where(("score",))
@@ -449,6 +450,24 @@ class GameBuild:
             lines = [lines] if isinstance(lines, str) else lines
             out[f"display_{part}"] = [(b.template(p, text, scope), b.where(p))
                                       for p, text in zip(paths, lines)]
+        return out
+
+    def end_texts(self, text: Any, reasons: list[str]) -> dict[str, tuple[S.Fn, str]]:
+        """`end.text`: per end condition, the sentence that tells a person why the game
+        ended (a template; one string when `when` is one expression)."""
+        b = self.b
+        if text is None:
+            return {}
+        if not isinstance(text, dict):
+            return {reasons[0]: (b.template(("end", "text"), text, self.scope),
+                                 b.where(("end", "text")))} if reasons else {}
+        out = {}
+        for reason, value in text.items():
+            path = ("end", "text", reason)
+            if str(reason) not in reasons:
+                b.unknown(path, "end condition", str(reason), reasons, key=True)
+                continue
+            out[str(reason)] = (b.template(path, value, self.scope), b.where(path))
         return out
 
     def score_bounds(self, lo: int, hi: int) -> dict[int, tuple[Any, Any]]:

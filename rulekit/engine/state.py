@@ -28,7 +28,7 @@ T = TypeVar("T")
 #: what each metered call is called in a budget's message
 _CALLS = {"apply": "one move", "resolve_chance": "one chance step", "_start": "the setup",
           "scores": "the scores", "preview": "one preview", "render": "the picture",
-          "decision_help": "the help text"}
+          "decision_help": "the help text", "end_text": "the end text"}
 
 
 def _metered(method: Callable[..., T]) -> Callable[..., T]:
@@ -368,6 +368,18 @@ class State:
             return text(self, env)
         except RUNTIME_ERRORS as exc:
             raise _failed(step.where, "the help text", exc) from exc
+
+    @_metered
+    def end_text(self) -> str:
+        """The game file's sentence saying why the game ended (`end.text`), "" without one."""
+        entry = self.game.end_texts.get(self.end_reason) if self.over else None
+        if entry is None:
+            return ""
+        fn, where = entry
+        try:
+            return fn(self, {})
+        except RUNTIME_ERRORS as exc:
+            raise _failed(where, "the end text", exc) from exc
 
     def __repr__(self) -> str:
         return f"<State {self.game.name} turn={self.turn} active={self.active} over={self.over}>"

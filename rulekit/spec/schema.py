@@ -212,6 +212,11 @@ def game_schema() -> dict:
             "end": {"type": "object", "required": ["when"], "additionalProperties": False,
                     "properties": {"when": {"anyOf": [EXPR, {"type": "object",
                                                              "additionalProperties": EXPR}]},
+                                   "text": {"anyOf": [{"type": "string"}, {
+                                       "type": "object",
+                                       "additionalProperties": {"type": "string"}}],
+                                       "description": "per end condition, a sentence (a "
+                                                      "template) saying why the game ended"},
                                    "finish": {"enum": ["now", "round"]}}},
             "score": EXPR,
             "score_bounds": {
