@@ -18,6 +18,7 @@ import click
 
 from rulekit.agents import known_agents, make_agent
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
+from rulekit.files import expand, load_stdin, resolve_game
 from rulekit.terminal import (
     EndOfInput,
     LogFile,
@@ -75,15 +76,17 @@ def _load(file: str, sets: Sequence[str], roots: Sequence[str] = ()) -> Any:
     from rulekit.spec.params import parse_set_options
 
     overrides = parse_set_options(list(sets)) if sets else None
-    return rulekit.load_game(file, overrides=overrides, extends_roots=roots)
+    return rulekit.load_game(resolve_game(file), overrides=overrides, extends_roots=roots)
 
 
 def _players(game: Any, players: int | None) -> int:
+    """The player count asked for, checked against the game's: a usage error if it is not."""
     if players is None:
         return game.min_players
     if not game.min_players <= players <= game.max_players:
-        raise RulekitError(f"{game.name} is for {game.min_players} to {game.max_players} "
-                           f"players, not {players}")
+        raise click.BadParameter(f"{printable(game.name)} is for {game.min_players} to "
+                                 f"{game.max_players} players, not {players}",
+                                 param_hint="'--players'")
     return players
 
 
@@ -102,10 +105,25 @@ _seed_option = click.option("--seed", type=int, default=0, show_default=True,
                             help="seed of every random choice, for reproducible runs")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group: Ctrl-C in any command exits with 130, the shell's convention,
+    with one line instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rulekit")
 def main() -> None:
-    """rulekit: board games written as YAML files, validated, simulated and played."""
+    """rulekit: board games written as YAML files, validated, simulated and played.
+
+    Exit codes: 0 done, 1 an invalid file or input, 2 a usage error, 130 Ctrl-C.
+    """
 
 
 # ---- validate ----------------------------------------------------------------------------------
@@ -123,8 +141,9 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
              extends_roots: tuple[str, ...], games: int | None) -> None:
     """Check game files against the schema and the semantic rules.
 
-    Exit code 0 when every file is valid (and, with --simulate, every game went well),
-    1 when one is not, 2 for a usage error.
+    FILES are game files, folders (their *.yaml files), names of shipped games, or `-`
+    for standard input. Exit code 0 when every file is valid (and, with --simulate,
+    every game went well), 1 when one is not, 2 for a usage error.
     """
     import rulekit
     from rulekit.check import check_game
@@ -137,11 +156,14 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
                                            for d in exc.diagnostics),
                                  param_hint="'--set'") from None
     results = []
-    for file in files:
+    for file in expand(files):
         diagnostics: list[Diagnostic] = []
         report = None
         try:
-            game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
+            if file == "-":
+                game = load_stdin(overrides)
+            else:
+                game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
         except GameFileError as exc:
             diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
         except RulekitError as exc:
@@ -282,16 +304,18 @@ _no_color_option = click.option("--no-color", is_flag=True,
 @_set_option
 @_extends_option
 @click.option("--auto", is_flag=True, help="bots play every seat, you only watch")
-@click.option("--level", "first_level", type=click.IntRange(min=1), default=1,
-              show_default=True, help="for a game with levels: the level to start at")
+@click.option("--level", "first_level", type=click.IntRange(min=1), default=None,
+              help="for a game with levels: the level to start at  [default: 1]")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
               help="write the game's log (JSON lines) to this file, for `rulekit replay`; "
                    "in a series of levels it holds the level played last")
 @_no_color_option
 def play(file: str, players: int | None, seat: int, bots: list[str], seed: int | None,
-         sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool, first_level: int,
-         log_file: str | None, no_color: bool) -> None:
+         sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool,
+         first_level: int | None, log_file: str | None, no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
+
+    FILE is a game file, or the name of a game shipped with rulekit (`rulekit play qwixx`).
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
     of input stops the game. A game file with `levels:` is played as a series: each
@@ -301,6 +325,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int |
     from rulekit.spec.params import parse_set_options
 
     paint = Paint(colour_wanted(no_color))
+    file = resolve_game(file)
     if seed is None:
         seed = fresh_seed()
     with _user_errors():
@@ -312,12 +337,11 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int |
                                      param_hint="'--seat'")
         human = None if auto else seat
         log = LogFile(log_file, file, overrides)
+        if first_level is not None and not 1 <= first_level <= len(game.levels):
+            has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"
+            raise click.BadParameter(f"{printable(game.name)} {has}", param_hint="'--level'")
         if game.levels:
-            if first_level > len(game.levels):
-                raise click.BadParameter(f"{printable(game.name)} has levels 1 to "
-                                         f"{len(game.levels)}",
-                                         param_hint="'--level'")
-            play_levels(game, n, seat, human, bots, seed, first_level, paint, log)
+            play_levels(game, n, seat, human, bots, seed, first_level or 1, paint, log)
             return
         agents, who = seat_agents(n, human, bots)
         state = game.new_game(players=n, seed=seed)

@@ -99,8 +99,8 @@ class LogFile:
 
 
 def run_session(session: Session, log: LogFile, stops: str) -> bool:
-    """Play the session to its end (True), or stop it cleanly on end of input or Ctrl-C
-    and write the log so far."""
+    """Play the session to its end (True), or stop it cleanly on end of input (False) or
+    Ctrl-C (exit code 130), and write the log so far."""
     state = session.state
     try:
         session.run()
@@ -111,6 +111,8 @@ def run_session(session: Session, log: LogFile, stops: str) -> bool:
             why = "you quit" if str(exc) == "quit" else "end of input"
         click.echo(f"\n{why}: {stops} turn {state.turn}.")
         log.write(state)
+        if isinstance(exc, KeyboardInterrupt):
+            raise click.exceptions.Exit(130) from None
         return False
     return True
 
@@ -433,7 +435,12 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
         rng = random.Random(derive_seed(seed, "bots", "play", i))
         title = f"{game.name}, level {i} of {len(levels)} ({name})"
         session = Session(state, who, paint, human, agents, rng, title)
-        if not run_session(session, log, f"the series stops at level {i},"):
+        try:
+            finished = run_session(session, log, f"the series stops at level {i},")
+        except click.exceptions.Exit:  # Ctrl-C: the summary, then the exit code
+            _echo_series(game, results, stopped=True)
+            raise
+        if not finished:
             _echo_series(game, results, stopped=True)
             return
         echo_result(session)  # the level's own seed: the series' would deal the next levels

@@ -291,7 +291,7 @@ class _Interrupted(io.BytesIO):
 
 def test_ctrl_c_stops_cleanly_and_an_unwritable_log_is_said_first(tmp_path: Path) -> None:
     result = run("play", QWIXX, input=_Interrupted())
-    assert result.exit_code == 0
+    assert result.exit_code == 130
     assert "interrupted: the game stops at turn 1." in result.output
     bad = run("play", QWIXX, "--auto", "--log", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert bad.exit_code == 1

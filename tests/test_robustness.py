@@ -288,7 +288,7 @@ def test_the_table_has_one_row_per_mistake() -> None:
 
 
 # ---- files that cannot be read, usage errors ----------------------------------------------------
-def test_a_missing_file_and_a_folder_are_invalid_files(tmp_path: Path) -> None:
+def test_a_missing_file_and_a_folder_without_game_files_are_invalid(tmp_path: Path) -> None:
     result = run("validate", "--format", "json", tmp_path / "nowhere.yaml", tmp_path)
     assert result.exit_code == 1
     missing, folder = json.loads(result.stdout)

@@ -335,12 +335,12 @@ def read_file(path: str | Path) -> Source:
         data = read_limited(path, 4 * MAX_CHARS)  # utf-8 is at most 4 bytes a character
         text = data.decode("utf-8")
     except FileNotFoundError:
-        raise GameFileError([Diagnostic(name, 1, 1, "no such file",
+        raise GameFileError([Diagnostic(name, 0, 0, "no such file",
                                         hint="check the path and its spelling")]) from None
     except UnreadableFile as exc:
         if exc.too_large:
             raise _too_large(name) from None
-        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc.reason}",
+        raise GameFileError([Diagnostic(name, 0, 0, f"cannot read the file: {exc.reason}",
                                         hint="name a game file (a .yaml text file)")]) from None
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
@@ -348,7 +348,7 @@ def read_file(path: str | Path) -> Source:
                                         "text", hint="save the file as UTF-8 text")]) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         why = getattr(exc, "strerror", None) or str(exc)
-        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {why}",
+        raise GameFileError([Diagnostic(name, 0, 0, f"cannot read the file: {why}",
                                         hint="is it a readable file (not a folder)?")]) from None
     if len(text) > MAX_CHARS:
         raise _too_large(name)
