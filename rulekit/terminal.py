@@ -12,7 +12,6 @@ import os
 import random
 import secrets
 import sys
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ import click
 
 from rulekit.agents import Agent, make_agent
 from rulekit.errors import RulekitError
+from rulekit.layout import columns, compact_picture, wrap
 from rulekit.text import printable
 
 
@@ -121,10 +121,10 @@ def echo_description(game: Any, human: int | None) -> None:
     """The game's description and, for a person, how to answer."""
     text = " ".join(str(game.spec.get("description") or "").split())
     if text:
-        click.echo(textwrap.fill(printable(text), 88))
+        click.echo(wrap(printable(text)))
     if human is not None:
-        click.echo("Type the number of a choice or its label; '?' explains the choices, "
-                   "'quit' stops.")
+        click.echo(wrap("Type the number of a choice or its label; '?' explains the choices, "
+                        "'show' shows every player in full, 'quit' stops."))
 
 
 def seat_agents(n: int, human: int | None, bots: Sequence[str],
@@ -258,11 +258,15 @@ class Session:
         return json.dumps(entry)
 
     # ---- the picture ---------------------------------------------------------------------
-    def show_picture(self, when: str = "") -> None:
-        """The game as the viewer may see it; not again when nothing changed since."""
+    def show_picture(self, when: str = "", full: bool = False) -> None:
+        """The game as the viewer may see it; not again when nothing changed since. While
+        a person plays, the others' blocks are one line each (unless `full`), so that
+        the picture and the choices fit one screen."""
         st = self.state
         text = st.render(self.viewer)
-        if text == self.picture:
+        if self.viewer is not None and not st.is_over and not full:
+            text = compact_picture(text, self.viewer)
+        if text == self.picture and not full:
             return
         self.picture = text
         when = when or (f"the end, after turn {st.turn}" if st.is_over else f"turn {st.turn}")
@@ -293,6 +297,10 @@ class Session:
             if text.lower() in ("?", "help") and text not in labels:
                 self._help(labels)
                 continue
+            if text.lower() == "show" and text not in labels:
+                self.show_picture(full=True)
+                self._list(labels)
+                continue
             if text.lower() in ("quit", "exit") and text not in labels:
                 raise EndOfInput("quit")
             label, why = match_label(text, labels)
@@ -304,18 +312,21 @@ class Session:
             click.echo(self.paint(why, fg="yellow"))
 
     def _list(self, labels: list[str]) -> None:
-        for i, label in enumerate(labels, 1):
-            click.echo(f"  {self.paint(f'{i:>2}.', fg='cyan')} {printable(label)}")
+        """The choices, numbered, in as many columns as fit (colour added after the layout)."""
+        cells = [f"{i:>2}. {printable(label)}" for i, label in enumerate(labels, 1)]
+        for row in columns(cells):
+            click.echo("  " + "".join(self.paint(c[:c.index(".") + 1], fg="cyan")
+                                      + c[c.index(".") + 1:] for c in row))
 
     def _help(self, labels: list[str]) -> None:
         text = self.state.decision_help()
         if text:
-            click.echo(textwrap.fill(printable(" ".join(text.split())), 88))
-        click.echo(textwrap.fill(
+            click.echo(wrap(printable(text)))
+        click.echo(wrap(
             f"Type a number from 1 to {len(labels)} or a label as listed (in any case and "
             "spacing; the first words of a label do when they fit one choice only). A number "
-            "is the choice listed with it; '=TEXT' is the label TEXT; 'quit' stops the game.",
-            88))
+            "is the choice listed with it; '=TEXT' is the label TEXT; 'show' shows every "
+            "player's part in full; 'quit' stops the game."))
         self._list(labels)
 
 

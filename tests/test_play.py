@@ -44,8 +44,9 @@ def run(*args: str, input: str | None = None, color: bool = False) -> Result:
 
 def last_choices(out: str) -> list[str]:
     """The labels of the last list of choices the person was shown."""
-    block = out[out.rindex("your choice"):]
-    return re.findall(r"^ +\d+\. (.+)$", block.split("\n> ")[0], re.M)
+    block = out[out.rindex("your choice"):].split("\n> ")[0]
+    cells = re.findall(r"(?:^ +| {2,})(\d+)\. (.+?)(?= {2,}\d+\. |$)", block, re.M)
+    return [label for _, label in sorted(cells, key=lambda c: int(c[0]))]
 
 
 def last_picture(out: str) -> str:
@@ -57,7 +58,7 @@ def last_picture(out: str) -> str:
 
 def player_block(picture: str, seat: int) -> str:
     """The lines of one player's block in a picture."""
-    m = re.search(rf"^player {seat}\b.*\n((?:  .*\n?)*)", picture, re.M)
+    m = re.search(rf"^player {seat}\b.*(\n|$)((?:  .*\n?)*)", picture, re.M)
     assert m, picture
     return m.group(0)
 
@@ -385,3 +386,33 @@ def test_each_score_change_is_shown_with_the_move_of_that_seat_and_they_add_up(f
     # the end's own scoring is a section of its own, after the last move
     last_move = out.rindex("\nplayer ", 0, out.index("--- scores changed by the last move"))
     assert "score" not in out[last_move:].split("\n")[1]
+
+
+# ---- fitting the screen ------------------------------------------------------------------------
+def at_width(columns: int, *args: str, input: str) -> str:
+    result = CliRunner().invoke(main, list(args), input=input, env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_choices() -> None:
+    out = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="pass\n")
+    screen = out[out.rindex("\n== "):out.rindex("\n> ")].strip("\n").split("\n")
+    assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
+    assert all(len(line) <= 80 for line in out.split("\n"))
+    text = "\n".join(screen)
+    assert re.search(r"^dice: white1 \d", text, re.M)
+    mine = player_block(last_picture(out), 0)
+    assert all(re.search(rf"^    {row} ", mine, re.M) for row in ("red", "yellow", "green", "blue"))
+    for seat in (1, 2):  # each opponent in a line (wrapped at most once), with no sheet
+        block = re.search(rf"^player {seat}: score -?\d+ \| row scores: .*\n(    .*\n)?", text,
+                          re.M)
+        assert block and "crosses" not in block[0]
+    assert "pass" in last_choices(out)
+    # the help is wrapped to the width, and 'show' draws everybody in full
+    narrow = at_width(60, "play", QWIXX, "--seed", "3", input="?\n")
+    words = narrow[narrow.index("\n> ?") + 4:].split("\n   1. ")[0]  # the help text
+    words += "\n" + narrow[:narrow.index("\n\n")]  # the title and the description
+    assert "Everyone may cross" in words and max(len(line) for line in words.split("\n")) <= 60
+    full = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="show\n")
+    assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
