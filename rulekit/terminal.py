@@ -282,7 +282,11 @@ class Session:
         st = self.state
         labels = [a.label for a in st.legal_actions()]
         self.show_picture()
-        click.echo("\n" + self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
+        title = " ".join(st.decision_title().split())
+        click.echo("")
+        for line in wrap(title).split("\n") if title else ():
+            click.echo(self.paint(line, fg="cyan", bold=True))
+        click.echo(self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
         self._list(labels)
         while True:
             click.echo("> ", nl=False)
@@ -321,7 +325,7 @@ class Session:
     def _help(self, labels: list[str]) -> None:
         text = self.state.decision_help()
         if text:
-            click.echo(wrap(printable(text)))
+            click.echo(wrap(printable(" ".join(text.split()))))
         click.echo(wrap(
             f"Type a number from 1 to {len(labels)} or a label as listed (in any case and "
             "spacing; the first words of a label do when they fit one choice only). A number "

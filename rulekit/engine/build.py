@@ -799,6 +799,8 @@ class GameBuild:
                             bool(value.get("auto", False)))
         if "help" in value:  # what the choices mean, for people (`?` in `rulekit play`)
             step.help = b.template(path + ("help",), value["help"], inner)
+        if "title" in value:  # what the decision is, in a line above the choices
+            step.title = b.template(path + ("title",), value["title"], inner)
         return step
 
     def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:

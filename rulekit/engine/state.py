@@ -28,7 +28,8 @@ T = TypeVar("T")
 #: what each metered call is called in a budget's message
 _CALLS = {"apply": "one move", "resolve_chance": "one chance step", "_start": "the setup",
           "scores": "the scores", "preview": "one preview", "render": "the picture",
-          "decision_help": "the help text", "end_text": "the end text"}
+          "decision_help": "the help text", "decision_title": "the title",
+          "end_text": "the end text"}
 
 
 def _metered(method: Callable[..., T]) -> Callable[..., T]:
@@ -354,12 +355,20 @@ class State:
         Read from the flow's position rather than stored with the decision, so that
         deciding costs nothing extra; only `rulekit play` asks for it.
         """
+        return self._decision_text("help")
+
+    @_metered
+    def decision_title(self) -> str:
+        """The game file's `title:` of the decision now due: what it is ("" if none)."""
+        return self._decision_text("title")
+
+    def _decision_text(self, key: str) -> str:
         d = self._pending
         if d is None:
             return ""
         frame = d.window if d.window is not None else self._stack[-1]
         step = frame.step if d.window is not None else frame.steps[frame.i - 1]
-        text = getattr(step, "help", None)
+        text = getattr(step, key, None)
         if text is None:
             return ""
         env = dict(frame.env or {})
@@ -367,7 +376,7 @@ class State:
         try:
             return text(self, env)
         except RUNTIME_ERRORS as exc:
-            raise _failed(step.where, "the help text", exc) from exc
+            raise _failed(step.where, f"the {key} text", exc) from exc
 
     @_metered
     def end_text(self) -> str:

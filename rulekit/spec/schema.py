@@ -71,6 +71,10 @@ def _choice() -> dict:
             "help": {"type": "string",
                      "description": "what the choices mean, for people (`?` in `rulekit play`); "
                                     "text with {expr} parts, `player` is the deciding player"},
+            "title": {"type": "string",
+                      "description": "what the decision is, in a line above the choices in "
+                                     "`rulekit play` (`white sum 8: everyone may cross it`); "
+                                     "text with {expr} parts like `help`"},
             "doc": {"type": "string"},
         },
     }
