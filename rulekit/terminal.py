@@ -49,6 +49,20 @@ class Paint:
         text = printable(text)
         return click.style(text, **style) if self.on else text
 
+    def tint(self, line: str) -> str:
+        """A line whose first word names a colour (a row, a die, a choice `red 7`) with that
+        word in its colour; any other line as it is."""
+        line = printable(line)
+        word = line.split(" ", 1)[0] if not line.startswith(" ") else line.split()[0]
+        if not self.on or word not in _COLOURS:
+            return line
+        at = line.index(word)
+        return line[:at] + click.style(word, fg=word, bold=True) + line[at + len(word):]
+
+
+#: the colours a terminal shows, by the names a game may give its rows or dice
+_COLOURS = frozenset({"red", "green", "yellow", "blue", "magenta", "cyan", "white"})
+
 
 def hides_information(game: Any) -> bool:
     """Whether some of the game's state is hidden from some seats (hands, a stock)."""
@@ -274,7 +288,8 @@ class Session:
         click.echo("\n" + self.paint(head, fg="cyan", bold=True))
         for line in text.split("\n"):
             line = printable(line)
-            click.echo(self.paint(line, bold=True) if line.startswith("player ") else line)
+            click.echo(self.paint(line, bold=True) if line.startswith("player ")
+                       else self.paint.tint(line))
 
     # ---- the person's choice -------------------------------------------------------------
     def _ask(self, seat: int) -> str:
@@ -320,7 +335,7 @@ class Session:
         cells = [f"{i:>2}. {printable(label)}" for i, label in enumerate(labels, 1)]
         for row in columns(cells):
             click.echo("  " + "".join(self.paint(c[:c.index(".") + 1], fg="cyan")
-                                      + c[c.index(".") + 1:] for c in row))
+                                      + self.paint.tint(c[c.index(".") + 1:]) for c in row))
 
     def _help(self, labels: list[str]) -> None:
         text = self.state.decision_help()

@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -416,3 +417,12 @@ def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_cho
     assert "Everyone may cross" in words and max(len(line) for line in words.split("\n")) <= 60
     full = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="show\n")
     assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
+
+
+def test_rows_and_choices_named_by_a_colour_are_shown_in_it_in_a_colour_terminal() -> None:
+    red = click.style("red", fg="red", bold=True)
+    coloured = run("play", QWIXX, "--seed", "1", input="", color=True).output
+    assert re.search(rf"^    {re.escape(red)} +2 +3 ", coloured, re.M)  # the sheet's row
+    assert re.search(rf" {re.escape(red)} \d+", coloured)                 # a choice 'red 7'
+    plain = run("play", QWIXX, "--seed", "1", "--no-color", input="", color=True).output
+    assert "\x1b[" not in plain
