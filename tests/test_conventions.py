@@ -5,6 +5,7 @@ and the games shipped inside a built wheel."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -100,9 +101,14 @@ def test_a_shipped_game_is_found_by_name_from_anywhere(tmp_path: Path) -> None:
 def test_the_built_wheel_ships_the_games_and_finds_them_by_name(tmp_path: Path) -> None:
     """Built as pip builds it, unpacked as pip installs it (a pure-Python wheel), and run
     from a folder far from the repository."""
+    source = tmp_path / "source"  # a copy: the build leaves nothing in the repository
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".*cache", ".hypothesis",
+        "tests", "benchmarks"))
     wheels = tmp_path / "wheels"
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                            str(wheels), str(ROOT)], capture_output=True, text=True, timeout=300)
+                            str(wheels), str(source)], capture_output=True, text=True,
+                           timeout=300)
     if built.returncode != 0 and "No matching distribution" in built.stderr:
         pytest.skip("no build backend can be installed here")
     assert built.returncode == 0, built.stderr

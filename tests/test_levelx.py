@@ -1,4 +1,4 @@
-"""Every Level X rule of RULES.md, driven through the public API with scripted dice."""
+"""Every Level X rule of docs/rules.md, driven through the public API with scripted dice."""
 
 import json
 import random

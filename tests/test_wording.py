@@ -108,3 +108,21 @@ def test_level_x_says_what_each_move_earned_and_it_adds_up():
     help_out = CliRunner().invoke(main, ["play", str(LEVELX), "--seed", "2"],
                                   input="?\n").output
     assert "A complete set (a chip of every row) earns the" in " ".join(help_out.split())
+
+
+@pytest.mark.parametrize("capacity, words", [(1, "holds 1 pawn"), (2, "holds 2 pawns")])
+def test_counts_in_the_help_and_the_picture_take_the_plural(capacity, words):
+    out = CliRunner().invoke(main, ["play", str(LEVELX), "--seed", "1", "--set",
+                                    f"x_capacity={capacity}"], input="?\n").output
+    assert f"X: the last field, {words}):" in out        # the picture
+    assert f"X {words}," in " ".join(out.split())        # the game's help
+    assert "1 pawns" not in out
+
+
+def test_every_shipped_game_cites_its_rules_in_docs_rules_md():
+    rules = (GAMES.parent / "docs" / "rules.md").read_text()
+    for file in ("qwixx.yaml", "levelx.yaml", "domino7.yaml"):
+        game = rulekit.load_game(GAMES / file)
+        cited = (GAMES / file).read_text().splitlines()[1]
+        assert cited.startswith(f"# Rules: the {game.name} section of docs/rules.md.")
+        assert f"\n## {game.name} (`games/{file}`" in rules
