@@ -19,6 +19,7 @@ import click
 from rulekit.agents import known_agents, make_agent
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.files import expand, load_stdin, resolve_game
+from rulekit.spec.warnings import warnings_of
 from rulekit.terminal import (
     EndOfInput,
     LogFile,
@@ -137,13 +138,17 @@ def main() -> None:
               help="after the checks, play N random games per valid file (seeds 0..N-1, the "
                    "player counts in turn) and report games that never end, decisions without "
                    "a legal option, failures and scores outside score_bounds")
+@click.option("--strict", is_flag=True,
+              help="warnings (a param nothing reads, a var nothing sets, options that share "
+                   "a label) make a file invalid")
 def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
-             extends_roots: tuple[str, ...], games: int | None) -> None:
+             extends_roots: tuple[str, ...], games: int | None, strict: bool) -> None:
     """Check game files against the schema and the semantic rules.
 
     FILES are game files, folders (their *.yaml files), names of shipped games, or `-`
-    for standard input. Exit code 0 when every file is valid (and, with --simulate,
-    every game went well), 1 when one is not, 2 for a usage error.
+    for standard input. Warnings are printed; exit code 0 when every file is valid
+    (and, with --simulate, every game went well; with --strict, without warnings), 1
+    when one is not, 2 for a usage error.
     """
     import rulekit
     from rulekit.check import check_game
@@ -176,14 +181,18 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
                                       hint="this is a bug in rulekit; please report it with "
                                            "the file")]
         else:
+            diagnostics = warnings_of(game.source)
             if games:
                 report = check_game(game, games)
         results.append((file, diagnostics, report))
 
+    def invalid(ds: list[Diagnostic]) -> bool:
+        return any(d.severity == "error" or strict for d in ds)
+
     if fmt == "json":
         out = []
         for f, ds, report in results:
-            entry: dict[str, Any] = {"file": f, "valid": not ds,
+            entry: dict[str, Any] = {"file": f, "valid": not invalid(ds),
                                      "diagnostics": [d.as_dict() for d in ds]}
             if report is not None:
                 entry["simulation"] = report.as_dict()
@@ -191,15 +200,16 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
         click.echo(json.dumps(out, indent=2))
     else:
         for f, ds, report in results:
-            if not ds:
-                click.echo(f"{printable(f)}: ok")
+            if not invalid(ds):
+                warned = f" ({len(ds)} warning{'s' if len(ds) > 1 else ''})" if ds else ""
+                click.echo(f"{printable(f)}: ok{warned}")
             for d in ds:
                 click.echo(d.format())
             if report is not None:
                 for problem in report.problems:
                     click.echo(printable(problem.format()))
                 click.echo(printable(report.summary()))
-    if any(ds or (report is not None and not report.ok) for _, ds, report in results):
+    if any(invalid(ds) or (report is not None and not report.ok) for _, ds, report in results):
         raise click.exceptions.Exit(1)
 
 
