@@ -76,3 +76,17 @@ def test_options_whose_label_leaves_out_a_name_that_tells_them_apart_are_a_warni
 def test_the_shipped_games_have_no_warnings() -> None:
     result = run("validate", "--strict", GAMES)
     assert result.exit_code == 0 and "warning" not in result.output
+
+
+def test_a_variants_param_value_that_does_not_fit_is_reported_at_the_variants_line(
+        tmp_path: Path) -> None:
+    shutil.copy(GAMES / "levelx.yaml", tmp_path)
+    path = tmp_path / "short.yaml"
+    path.write_text("extends: levelx.yaml\nname: Level X short\n"
+                    "params:\n  row_lengths: {default: [2, 2, 2]}\n")
+    result = run("validate", path)
+    assert result.exit_code == 1
+    assert (f"{path}:4:26: error: param 'row_lengths': lengths: needs 6 values, one per "
+            "key, got 3") in result.output
+    assert "components.board.lengths in " in result.output  # and where it is read
+    assert "list index out of range" not in result.output
