@@ -90,3 +90,18 @@ def test_a_variants_param_value_that_does_not_fit_is_reported_at_the_variants_li
             "key, got 3") in result.output
     assert "components.board.lengths in " in result.output  # and where it is read
     assert "list index out of range" not in result.output
+
+
+@pytest.mark.parametrize("indent", [3, 5])
+def test_a_line_indented_one_space_off_gets_an_indentation_hint_at_that_line(
+        tmp_path: Path, indent: int) -> None:
+    lines = (GAMES / "qwixx.yaml").read_text().split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("    lock: shared"))
+    lines[at] = " " * indent + lines[at].lstrip()
+    path = tmp_path / "game.yaml"
+    path.write_text("\n".join(lines))
+    result = run("validate", path)
+    assert result.exit_code == 1
+    assert f"{path}:{at + 1}:{indent + 1}: error: YAML syntax" in result.output
+    assert f"hint: this line is indented {indent} spaces, the lines above it " in result.output
+    assert "quote" not in result.output
