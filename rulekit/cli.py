@@ -325,7 +325,8 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int |
          first_level: int | None, log_file: str | None, no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
-    FILE is a game file, or the name of a game shipped with rulekit (`rulekit play qwixx`).
+    FILE is a game file, or the name of a game shipped with rulekit (its file name
+    without `.yaml`).
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
     of input stops the game. A game file with `levels:` is played as a series: each

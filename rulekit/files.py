@@ -1,5 +1,5 @@
 """Which game files a command means: a path, the game files of a folder, standard input
-(`-`), or a game shipped with rulekit named without its path (`rulekit play qwixx`)."""
+(`-`), or a game shipped with rulekit named without its path and `.yaml`."""
 
 from __future__ import annotations
 

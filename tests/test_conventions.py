@@ -30,17 +30,32 @@ def run(*args: object, input: str | bytes | None = None) -> Result:
 
 
 def child(*args: object, cwd: Path = ROOT, env: dict | None = None) -> subprocess.Popen:
+    # Ctrl-C as in a terminal, even when the tests run in a background job that ignores it
     return subprocess.Popen([sys.executable, "-m", "rulekit", *map(str, args)], cwd=cwd,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # ---- exit codes --------------------------------------------------------------------------------
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to wait")
 @pytest.mark.parametrize("command", [["play", QWIXX, "--seed", "1"],
                                      ["simulate", QWIXX, "--games", "100000"]])
 def test_ctrl_c_exits_with_130_and_one_line(command: list) -> None:
     proc = child(*command)
-    time.sleep(2)  # the game is loaded and waits for the person, or the simulation runs
+    if command[0] == "play":  # the game waits for the person
+        seen = ""
+        while not seen.endswith("\n> "):
+            seen += proc.stdout.read(1)
+    else:  # well into the simulation
+        deadline = time.monotonic() + 60
+        while cpu_seconds(proc.pid) < 1.5 and time.monotonic() < deadline:
+            time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out + err
