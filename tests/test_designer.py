@@ -78,20 +78,6 @@ def test_the_shipped_games_have_no_warnings() -> None:
     assert result.exit_code == 0 and "warning" not in result.output
 
 
-def test_a_variants_param_value_that_does_not_fit_is_reported_at_the_variants_line(
-        tmp_path: Path) -> None:
-    shutil.copy(GAMES / "levelx.yaml", tmp_path)
-    path = tmp_path / "short.yaml"
-    path.write_text("extends: levelx.yaml\nname: Level X short\n"
-                    "params:\n  row_lengths: {default: [2, 2, 2]}\n")
-    result = run("validate", path)
-    assert result.exit_code == 1
-    assert (f"{path}:4:26: error: param 'row_lengths': lengths: needs 6 values, one per "
-            "key, got 3") in result.output
-    assert "components.board.lengths in " in result.output  # and where it is read
-    assert "list index out of range" not in result.output
-
-
 @pytest.mark.parametrize("indent", [3, 5])
 def test_a_line_indented_one_space_off_gets_an_indentation_hint_at_that_line(
         tmp_path: Path, indent: int) -> None:
@@ -105,3 +91,21 @@ def test_a_line_indented_one_space_off_gets_an_indentation_hint_at_that_line(
     assert f"{path}:{at + 1}:{indent + 1}: error: YAML syntax" in result.output
     assert f"hint: this line is indented {indent} spaces, the lines above it " in result.output
     assert "quote" not in result.output
+
+
+def test_a_list_param_declares_its_length_from_other_params(tmp_path: Path) -> None:
+    shutil.copy(GAMES / "levelx.yaml", tmp_path)
+    path = tmp_path / "short.yaml"
+    path.write_text("extends: levelx.yaml\nname: Level X short\n"
+                    "params:\n  row_lengths: {default: [2, 2, 2]}\n")
+    result = run("validate", path)
+    assert result.exit_code == 1
+    assert (f"{path}:4:26: error: param 'row_lengths' needs 6 values, one per row from the "
+            "lowest sum up") in result.output and "; got 3" in result.output
+    assert result.output.count("error:") == 1  # what reads the list is not blamed as well
+    # the length follows the params it is computed from
+    wider = run("validate", GAMES / "levelx.yaml", "--set", "highest_sum=11",
+                "--set", "row_lengths=[4, 4, 3, 3, 2, 2, 2]")
+    assert "needs 7 values" not in wider.output
+    narrow = run("validate", GAMES / "levelx.yaml", "--set", "highest_sum=9")
+    assert "the value set" not in narrow.output and "needs 5 values" in narrow.output

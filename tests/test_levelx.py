@@ -372,7 +372,7 @@ def test_a_param_changes_the_rows_through_load_game():
 
 
 def test_a_bad_param_is_a_located_error():
-    with pytest.raises(rulekit.GameFileError, match="lengths: needs 6 values, one per key, got 5"):
+    with pytest.raises(rulekit.GameFileError, match="param 'row_lengths' needs 6 values"):
         rulekit.load_game(LEVELX, overrides={"row_lengths": [4, 4, 3, 3, 2]})
     with pytest.raises(rulekit.GameFileError, match="pile 10 with 2 players"):
         rulekit.load_game(LEVELX, overrides={"chips_two_three_players": [1, 1, 1, 1, 1]})

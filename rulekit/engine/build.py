@@ -14,7 +14,7 @@ from typing import Any
 
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY, Kind
-from rulekit.components.fixed import LOAD_ERRORS, for_players
+from rulekit.components.fixed import LOAD_ERRORS, fixed_value, for_players
 from rulekit.engine import steps as S
 from rulekit.errors import Diagnostic, GameFileError
 from rulekit.expr import (
@@ -272,8 +272,25 @@ class GameBuild:
         self.spliced: set[str] = set()
         self.kinds: dict[str, Kind] = {}
 
+    def param_lengths(self) -> None:
+        """A list param's `length:` (a number, or an expression of the other params) is
+        checked against its value, where the value is written (a variant's line)."""
+        decls = self.data.get("params") or {}
+        for name, decl in decls.items():
+            value = self.params.get(name)
+            if not isinstance(decl, dict) or "length" not in decl or not isinstance(value, list):
+                continue
+            n = fixed_value(self.b, ("params", name, "length"), decl["length"], INT)
+            if isinstance(n, int) and len(value) != n:
+                doc = f", {decl['doc']}" if decl.get("doc") else ""
+                given = "" if value == decl.get("default") else "the value set: "
+                self.b.error(("params", name, "default") if not given else ("params", name),
+                             f"{given}param '{name}' needs {n} values{doc}; got {len(value)}",
+                             f"its length is {decl['length']}")
+
     def build(self) -> dict[str, Any]:
         b, data = self.b, self.data
+        self.param_lengths()
         out: dict[str, Any] = {"params": self.params}
         players = data.get("players", {})
         out["min_players"] = players.get("min", 1)

@@ -16,12 +16,16 @@ _PARAM = re.compile(r"\s*params\s*\.\s*([A-Za-z_]\w*)\s*")
 
 def blame_params(src: Source, diags: list[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics, each at the param whose value it is about when that value is
-    written in another file than the place that reads it."""
+    written in another file than the place that reads it; a problem of a value already
+    reported at its param (a list of the wrong `length`) is not reported again."""
     readers = dict(_readers(src.data))
     params = src.data.get("params") if isinstance(src.data, dict) else None
+    at_params = {d.path for d in diags}
     out = []
     for d in diags:
         name = readers.get(d.path)
+        if name and {f"params.{name}.default", f"params.{name}"} & at_params:
+            continue
         decl = params.get(name) if isinstance(params, dict) and name else None
         if not isinstance(decl, dict) or "default" not in decl:
             out.append(d)

@@ -38,6 +38,10 @@ def _param() -> dict:
             "max": {"type": "number"},
             "min_items": {"type": "integer", "minimum": 0},
             "max_items": {"type": "integer", "minimum": 0},
+            "length": {"type": ["integer", "string"],
+                       "description": "a list's exact number of items: a number, or an "
+                                      "expression of the other params "
+                                      "(`params.highest_sum - params.lowest_sum + 1`)"},
             "one_of": {"type": "array"},
             "doc": {"type": "string"},
         },
