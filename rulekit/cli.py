@@ -17,6 +17,8 @@ import click
 
 from rulekit.agents import known_agents, make_agent
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
+from rulekit.files import expand, load_stdin, resolve_game
+from rulekit.spec.warnings import warnings_of
 from rulekit.terminal import (
     EndOfInput,
     LogFile,
@@ -25,6 +27,7 @@ from rulekit.terminal import (
     colour_wanted,
     echo_description,
     echo_result,
+    fresh_seed,
     hides_information,
     play_levels,
     run_session,
@@ -72,15 +75,17 @@ def _load(file: str, sets: Sequence[str], roots: Sequence[str] = ()) -> Any:
     from rulekit.spec.params import parse_set_options
 
     overrides = parse_set_options(list(sets)) if sets else None
-    return rulekit.load_game(file, overrides=overrides, extends_roots=roots)
+    return rulekit.load_game(resolve_game(file), overrides=overrides, extends_roots=roots)
 
 
 def _players(game: Any, players: int | None) -> int:
+    """The player count asked for, checked against the game's: a usage error if it is not."""
     if players is None:
         return game.min_players
     if not game.min_players <= players <= game.max_players:
-        raise RulekitError(f"{game.name} is for {game.min_players} to {game.max_players} "
-                           f"players, not {players}")
+        raise click.BadParameter(f"{printable(game.name)} is for {game.min_players} to "
+                                 f"{game.max_players} players, not {players}",
+                                 param_hint="'--players'")
     return players
 
 
@@ -99,10 +104,25 @@ _seed_option = click.option("--seed", type=int, default=0, show_default=True,
                             help="seed of every random choice, for reproducible runs")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group: Ctrl-C in any command exits with 130, the shell's convention,
+    with one line instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rulekit")
 def main() -> None:
-    """rulekit: board games written as YAML files, validated, simulated and played."""
+    """rulekit: board games written as YAML files, validated, simulated and played.
+
+    Exit codes: 0 done, 1 an invalid file or input, 2 a usage error, 130 Ctrl-C.
+    """
 
 
 # ---- validate ----------------------------------------------------------------------------------
@@ -116,13 +136,18 @@ def main() -> None:
               help="after the checks, play N random games per valid file (seeds 0..N-1, the "
                    "player counts in turn) and report games that never end, decisions without "
                    "a legal option, failures and scores outside score_bounds")
+@click.option("--strict", is_flag=True,
+              help="warnings (a param nothing reads, a var nothing sets, options that share "
+                   "a label) make a file invalid")
 def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
-             extends_roots: tuple[str, ...], games: int | None) -> None:
+             extends_roots: tuple[str, ...], games: int | None, strict: bool) -> None:
     """Check game files against the schema and the semantic rules (and tests files,
     *.tests.yaml, against theirs: docs/tests.md).
 
-    Exit code 0 when every file is valid (and, with --simulate, every game went well),
-    1 when one is not, 2 for a usage error.
+    FILES are game files, folders (their *.yaml files), names of shipped games, or `-`
+    for standard input. Warnings are printed; exit code 0 when every file is valid
+    (and, with --simulate, every game went well; with --strict, without warnings), 1
+    when one is not, 2 for a usage error.
     """
     import rulekit
     from rulekit.check import check_game
@@ -136,15 +161,18 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
                                            for d in exc.diagnostics),
                                  param_hint="'--set'") from None
     results = []
-    for file in files:
+    for file in expand(files):
         diagnostics: list[Diagnostic] = []
         report = None
         try:
-            if is_tests_file(file):  # rule tests beside the games: checked, not simulated
+            if file != "-" and is_tests_file(file):  # rule tests: checked, not simulated
                 load_suite(file, extends_roots)
                 results.append((file, diagnostics, report))
                 continue
-            game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
+            if file == "-":
+                game = load_stdin(overrides)
+            else:
+                game = rulekit.load_game(file, overrides=overrides, extends_roots=extends_roots)
         except GameFileError as exc:
             diagnostics = list(exc.diagnostics) or [Diagnostic(file, 1, 1, str(exc) or "invalid")]
         except RulekitError as exc:
@@ -157,14 +185,18 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
                                       hint="this is a bug in rulekit; please report it with "
                                            "the file")]
         else:
+            diagnostics = warnings_of(game.source)
             if games:
                 report = check_game(game, games)
         results.append((file, diagnostics, report))
 
+    def invalid(ds: list[Diagnostic]) -> bool:
+        return any(d.severity == "error" or strict for d in ds)
+
     if fmt == "json":
         out = []
         for f, ds, report in results:
-            entry: dict[str, Any] = {"file": f, "valid": not ds,
+            entry: dict[str, Any] = {"file": f, "valid": not invalid(ds),
                                      "diagnostics": [d.as_dict() for d in ds]}
             if report is not None:
                 entry["simulation"] = report.as_dict()
@@ -172,15 +204,16 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
         click.echo(json.dumps(out, indent=2))
     else:
         for f, ds, report in results:
-            if not ds:
-                click.echo(f"{printable(f)}: ok")
+            if not invalid(ds):
+                warned = f" ({len(ds)} warning{'s' if len(ds) > 1 else ''})" if ds else ""
+                click.echo(f"{printable(f)}: ok{warned}")
             for d in ds:
                 click.echo(d.format())
             if report is not None:
                 for problem in report.problems:
                     click.echo(printable(problem.format()))
                 click.echo(printable(report.summary()))
-    if any(ds or (report is not None and not report.ok) for _, ds, report in results):
+    if any(invalid(ds) or (report is not None and not report.ok) for _, ds, report in results):
         raise click.exceptions.Exit(1)
 
 
@@ -362,21 +395,27 @@ class _Recorder(LogFile):
               help="players in the game  [default: the game's minimum]")
 @click.option("--seat", type=int, default=0, show_default=True, help="the seat you play")
 @_bots_option
-@_seed_option
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="seed of the deal and of every roll  [default: a fresh one each game; "
+                   "shown when the game is over and written to the log]")
 @_set_option
 @_extends_option
 @click.option("--auto", is_flag=True, help="bots play every seat, you only watch")
-@click.option("--level", "first_level", type=click.IntRange(min=1), default=1,
-              show_default=True, help="for a game with levels: the level to start at")
+@click.option("--level", "first_level", type=click.IntRange(min=1), default=None,
+              help="for a game with levels: the level to start at  [default: 1]")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), default=None,
               help="write the game's log (JSON lines) to this file, for `rulekit replay`; "
                    "in a series of levels it holds the level played last")
 @_record_option
 @_no_color_option
-def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
-         sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool, first_level: int,
-         log_file: str | None, record_test: str | None, no_color: bool) -> None:
+def play(file: str, players: int | None, seat: int, bots: list[str], seed: int | None,
+         sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool,
+         first_level: int | None, log_file: str | None, record_test: str | None,
+         no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
+
+    FILE is a game file, or the name of a game shipped with rulekit (its file name
+    without `.yaml`).
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
     of input stops the game. A game file with `levels:` is played as a series: each
@@ -386,6 +425,9 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
     from rulekit.spec.params import parse_set_options
 
     paint = Paint(colour_wanted(no_color))
+    file = resolve_game(file)
+    if seed is None:
+        seed = fresh_seed()
     with _user_errors():
         game = _load(file, sets, extends_roots)
         overrides = parse_set_options(list(sets)) if sets else {}
@@ -395,12 +437,11 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
                                      param_hint="'--seat'")
         human = None if auto else seat
         log = _Recorder(log_file, file, overrides, record_test)
+        if first_level is not None and not 1 <= first_level <= len(game.levels):
+            has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"
+            raise click.BadParameter(f"{printable(game.name)} {has}", param_hint="'--level'")
         if game.levels:
-            if first_level > len(game.levels):
-                raise click.BadParameter(f"{printable(game.name)} has levels 1 to "
-                                         f"{len(game.levels)}",
-                                         param_hint="'--level'")
-            play_levels(game, n, seat, human, bots, seed, first_level, paint, log)
+            play_levels(game, n, seat, human, bots, seed, first_level or 1, paint, log)
             return
         agents, who = seat_agents(n, human, bots)
         state = game.new_game(players=n, seed=seed)
@@ -412,7 +453,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int,
         echo_description(game, human)
         session = Session(state, who, paint, human, agents, rng, game.name)
         if run_session(session, log, "the game stops at"):
-            echo_result(session)
+            echo_result(session, f"seed {seed}: --seed {seed} deals this game again")
             log.write(state)
 
 

@@ -13,7 +13,8 @@ class RulekitError(Exception):
 
 @dataclass
 class Diagnostic:
-    """One problem in a game file, located as `file:line:col`."""
+    """One problem in a game file, located as `file:line:col` (line 0: the file as a whole,
+    one that is missing or cannot be read)."""
 
     file: str
     line: int

@@ -10,8 +10,8 @@ import difflib
 import json
 import os
 import random
+import secrets
 import sys
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +19,7 @@ import click
 
 from rulekit.agents import Agent, make_agent
 from rulekit.errors import RulekitError
+from rulekit.layout import columns, compact_picture, wrap
 from rulekit.text import printable
 
 
@@ -47,6 +48,20 @@ class Paint:
     def __call__(self, text: str, **style: Any) -> str:
         text = printable(text)
         return click.style(text, **style) if self.on else text
+
+    def tint(self, line: str) -> str:
+        """A line whose first word names a colour (a row, a die, a choice `red 7`) with that
+        word in its colour; any other line as it is."""
+        line = printable(line)
+        word = line.split(" ", 1)[0] if not line.startswith(" ") else line.split()[0]
+        if not self.on or word not in _COLOURS:
+            return line
+        at = line.index(word)
+        return line[:at] + click.style(word, fg=word, bold=True) + line[at + len(word):]
+
+
+#: the colours a terminal shows, by the names a game may give its rows or dice
+_COLOURS = frozenset({"red", "green", "yellow", "blue", "magenta", "cyan", "white"})
 
 
 def hides_information(game: Any) -> bool:
@@ -98,8 +113,8 @@ class LogFile:
 
 
 def run_session(session: Session, log: LogFile, stops: str) -> bool:
-    """Play the session to its end (True), or stop it cleanly on end of input or Ctrl-C
-    and write the log so far."""
+    """Play the session to its end (True), or stop it cleanly on end of input (False) or
+    Ctrl-C (exit code 130), and write the log so far."""
     state = session.state
     try:
         session.run()
@@ -110,6 +125,8 @@ def run_session(session: Session, log: LogFile, stops: str) -> bool:
             why = "you quit" if str(exc) == "quit" else "end of input"
         click.echo(f"\n{why}: {stops} turn {state.turn}.")
         log.write(state)
+        if isinstance(exc, KeyboardInterrupt):
+            raise click.exceptions.Exit(130) from None
         return False
     return True
 
@@ -118,10 +135,10 @@ def echo_description(game: Any, human: int | None) -> None:
     """The game's description and, for a person, how to answer."""
     text = " ".join(str(game.spec.get("description") or "").split())
     if text:
-        click.echo(textwrap.fill(printable(text), 88))
+        click.echo(wrap(printable(text)))
     if human is not None:
-        click.echo("Type the number of a choice or its label; '?' explains the choices, "
-                   "'quit' stops.")
+        click.echo(wrap("Type the number of a choice or its label; '?' explains the choices, "
+                        "'show' shows every player in full, 'quit' stops."))
 
 
 def seat_agents(n: int, human: int | None, bots: Sequence[str],
@@ -163,6 +180,7 @@ class Session:
         self.scores = state.scores()
         self.picture = ""
         self.turn: int | None = None
+        self.moves: dict[int | None, str] = {}  # each seat's last move this turn
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
         self.secret = frozenset(name for kind in state.game.components
                                 for name, c in type(kind).chances.items() if not c.public)
@@ -175,6 +193,7 @@ class Session:
                 if self.pictures and self.human is None and self.turn:
                     self.show_picture(f"after turn {self.turn}")
                 self.turn = st.turn
+                self.moves = {}
                 head = f"turn {st.turn}: {self._name(st.active)}" if st.turn else "setup"
                 click.echo("\n" + self.paint(f"--- {head} ---", bold=True))
             if st.is_chance:
@@ -199,7 +218,8 @@ class Session:
         return self.who.get(seat, f"player {seat}") if seat is not None else "nobody"
 
     def _report(self, mover: int | None) -> None:
-        """The log entries added since the last report, with the scores they changed."""
+        """The log entries added since the last report, each score change with the move of
+        that seat that made it, and the scoring at the end in a section of its own."""
         st = self.state
         entries = st.log[self.shown:]
         self.shown = len(st.log)
@@ -208,14 +228,26 @@ class Session:
         self.scores = new
         for i, entry in enumerate(entries):
             line = self._describe(entry)
-            if i == 0 and mover is not None and mover in delta:
-                line += "  " + self._delta(delta.pop(mover), new[mover], "({})")
+            if "action" in entry:
+                self.moves[entry.get("seat")] = printable(str(entry["action"]))
+            if i == 0 and mover is not None and mover in delta and not st.is_over:
+                line += "  (" + self._delta(delta.pop(mover), new[mover]) + ")"
             click.echo(line)
+        if st.is_over:  # what the end itself scored (pips left, bonuses), apart from the moves
+            if delta:
+                click.echo("\n" + self.paint("--- scores changed by the last move and the end "
+                                              "of the game ---", bold=True))
+            for s, d in delta.items():
+                click.echo(f"  {self._name(s)}: {self._delta(d, new[s])}")
+            return
         for s, d in delta.items():  # effects that resolved now, or that hit other players
-            click.echo(f"  {self._name(s)}: {self._delta(d, new[s])}")
+            move = self.moves.get(s)
+            click.echo(f"  {self._name(s)}: {self._delta(d, new[s], move)}")
 
-    def _delta(self, d: int, now: int, form: str = "{}") -> str:
-        return self.paint(form.format(f"{d:+d}, score {now}"), fg="green" if d > 0 else "red")
+    def _delta(self, d: int, now: int, move: str | None = None) -> str:
+        """A score change, with the move that made it when that is not on the same line."""
+        made = f" for {move}" if move is not None else ""
+        return self.paint(f"{d:+d}{made}, score {now}", fg="green" if d > 0 else "red")
 
     def _describe(self, entry: dict) -> str:
         if "chance" in entry:
@@ -240,11 +272,15 @@ class Session:
         return json.dumps(entry)
 
     # ---- the picture ---------------------------------------------------------------------
-    def show_picture(self, when: str = "") -> None:
-        """The game as the viewer may see it; not again when nothing changed since."""
+    def show_picture(self, when: str = "", full: bool = False) -> None:
+        """The game as the viewer may see it; not again when nothing changed since. While
+        a person plays, the others' blocks are one line each (unless `full`), so that
+        the picture and the choices fit one screen."""
         st = self.state
         text = st.render(self.viewer)
-        if text == self.picture:
+        if self.viewer is not None and not st.is_over and not full:
+            text = compact_picture(text, self.viewer)
+        if text == self.picture and not full:
             return
         self.picture = text
         when = when or (f"the end, after turn {st.turn}" if st.is_over else f"turn {st.turn}")
@@ -252,7 +288,8 @@ class Session:
         click.echo("\n" + self.paint(head, fg="cyan", bold=True))
         for line in text.split("\n"):
             line = printable(line)
-            click.echo(self.paint(line, bold=True) if line.startswith("player ") else line)
+            click.echo(self.paint(line, bold=True) if line.startswith("player ")
+                       else self.paint.tint(line))
 
     # ---- the person's choice -------------------------------------------------------------
     def _ask(self, seat: int) -> str:
@@ -260,7 +297,11 @@ class Session:
         st = self.state
         labels = [a.label for a in st.legal_actions()]
         self.show_picture()
-        click.echo("\n" + self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
+        title = " ".join(st.decision_title().split())
+        click.echo("")
+        for line in wrap(title).split("\n") if title else ():
+            click.echo(self.paint(line, fg="cyan", bold=True))
+        click.echo(self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
         self._list(labels)
         while True:
             click.echo("> ", nl=False)
@@ -275,57 +316,70 @@ class Session:
             if text.lower() in ("?", "help") and text not in labels:
                 self._help(labels)
                 continue
+            if text.lower() == "show" and text not in labels:
+                self.show_picture(full=True)
+                self._list(labels)
+                continue
             if text.lower() in ("quit", "exit") and text not in labels:
                 raise EndOfInput("quit")
             label, why = match_label(text, labels)
             if label is not None:
                 if label != text:
-                    click.echo(f"  = {printable(label)}")
+                    note = f"  ({why})" if why else ""
+                    click.echo(printable(f"  = {label}{note}"))
                 return label
             click.echo(self.paint(why, fg="yellow"))
 
     def _list(self, labels: list[str]) -> None:
-        for i, label in enumerate(labels, 1):
-            click.echo(f"  {self.paint(f'{i:>2}.', fg='cyan')} {printable(label)}")
+        """The choices, numbered, in as many columns as fit (colour added after the layout)."""
+        cells = [f"{i:>2}. {printable(label)}" for i, label in enumerate(labels, 1)]
+        for row in columns(cells):
+            click.echo("  " + "".join(self.paint(c[:c.index(".") + 1], fg="cyan")
+                                      + self.paint.tint(c[c.index(".") + 1:]) for c in row))
 
     def _help(self, labels: list[str]) -> None:
         text = self.state.decision_help()
         if text:
-            click.echo(textwrap.fill(printable(" ".join(text.split())), 88))
-        click.echo(textwrap.fill(
-            f"Type a number from 1 to {len(labels)} or a label as listed (in any case; the "
-            "first words of a label do when they fit one choice only). '#N' is always the "
-            "number N, '=TEXT' the label TEXT; 'quit' stops the game.", 88))
+            click.echo(wrap(printable(" ".join(text.split()))))
+        click.echo(wrap(
+            f"Type a number from 1 to {len(labels)} or a label as listed (in any case and "
+            "spacing; the first words of a label do when they fit one choice only). A number "
+            "is the choice listed with it; '=TEXT' is the label TEXT; 'show' shows every "
+            "player's part in full; 'quit' stops the game."))
         self._list(labels)
 
 
 def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
-    """The label a person means by `text`, or None and why it is not a choice."""
+    """The label a person means by `text`, and a note; or None and why it is not a choice.
+
+    A number from the list is that choice, even where a label is that number too (then the
+    note says how to pick the label: `=TEXT`); labels match without regard to spacing or
+    case (`5+5+6` is `5 + 5 + 6`), or by their first words when those fit one choice only.
+    """
     n = len(labels)
     how = f"Type a number from 1 to {n} or a label as listed; '?' explains."
     if text.startswith("#") and text[1:].isdigit():
         k = int(text[1:])
-        if 1 <= k <= n:
-            return labels[k - 1], ""
-        return None, f"{k} is not a legal choice. {how}"
+        return (labels[k - 1], "") if 1 <= k <= n else (None, f"{k} is not a legal choice. {how}")
     if text.startswith("=") and len(text) > 1:
-        text = text[1:].strip()
-        return (text, "") if text in labels else (None, f"{text!r} is not a legal choice. {how}")
-    lower = text.lower()
-    folded = [label for label in labels if label.lower() == lower]
+        wanted = _fold(text[1:])
+        exact = [label for label in labels if _fold(label) == wanted]
+        return ((exact[0], "") if exact
+                else (None, f"{text[1:].strip()!r} is not a legal choice. {how}"))
+    folded = [label for label in labels if _fold(label) == _fold(text)]
     by_label = text if text in labels else (folded[0] if len(folded) == 1 else None)
-    if text.isdigit():
+    if text.isdigit() and 1 <= int(text) <= n:
         k = int(text)
-        by_number = labels[k - 1] if 1 <= k <= n else None
-        if by_number is not None and by_label is not None and by_number != by_label:
-            return None, (f"{k} is ambiguous: choice {k} is '{by_number}', and '{by_label}' is "
-                          f"choice {labels.index(by_label) + 1}. Type #{k} for the number or "
-                          f"={by_label} for the label.")
-        if by_number is not None or by_label is not None:
-            return by_number or by_label, ""
-        return None, f"{k} is not a legal choice. {how}"
+        note = ""
+        if by_label is not None and by_label != labels[k - 1]:
+            note = (f"choice {k}; the label '{by_label}' is choice "
+                    f"{labels.index(by_label) + 1} (or type ={by_label})")
+        return labels[k - 1], note
     if by_label is not None:
         return by_label, ""
+    if text.isdigit():
+        return None, f"{int(text)} is not a legal choice. {how}"
+    lower = text.lower()
     starts = [label for label in labels if label.lower().startswith(lower + " ")]
     if len(starts) == 1:
         return starts[0], ""
@@ -337,8 +391,19 @@ def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
     return None, f"{text!r} is not a legal choice now.{hint} {how}"
 
 
-def echo_result(session: Session) -> None:
-    """The final position as the viewer may see it, the scores, the winners, the end."""
+def _fold(text: str) -> str:
+    """A label as compared with what a person typed: no spaces, lower case."""
+    return "".join(text.split()).lower()
+
+
+def fresh_seed() -> int:
+    """A seed nobody chose, so that every game deals anew unless `--seed` says otherwise."""
+    return secrets.randbelow(2**31)
+
+
+def echo_result(session: Session, seed_line: str | None = None) -> None:
+    """The final position as the viewer may see it, the scores, the winners, the end, and
+    the seed (kept back until now in a game with hidden parts, which it deals)."""
     state, who, paint = session.state, session.who, session.paint
     session.show_picture()
     scores = state.scores()
@@ -348,13 +413,16 @@ def echo_result(session: Session) -> None:
                + ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
     label = "winner" if len(winners) == 1 else "winners (shared)"
     click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
-    click.echo(f"game ended by: {printable(_end_reason(state))} after {state.turn} turns")
-    if hides_information(state.game):  # kept back until now: it decides everything hidden
-        click.echo(f"seed {state.seed}")
+    click.echo(f"game over after {state.turn} turns: {printable(_end_reason(state))}")
+    click.echo(seed_line or f"seed {state.seed}")
 
 
 def _end_reason(state: Any) -> str:
-    """The end condition's name, with its rule from the game file when that says more."""
+    """The game file's sentence for the end (`end.text`), or else the end condition's name
+    with its rule when that says more."""
+    text = " ".join(state.end_text().split())
+    if text:
+        return text
     reason = state.end_reason
     if reason is None:
         return "the flow running out"
@@ -397,10 +465,15 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
         rng = random.Random(derive_seed(seed, "bots", "play", i))
         title = f"{game.name}, level {i} of {len(levels)} ({name})"
         session = Session(state, who, paint, human, agents, rng, title)
-        if not run_session(session, log, f"the series stops at level {i},"):
+        try:
+            finished = run_session(session, log, f"the series stops at level {i},")
+        except click.exceptions.Exit:  # Ctrl-C: the summary, then the exit code
+            _echo_series(game, results, stopped=True)
+            raise
+        if not finished:
             _echo_series(game, results, stopped=True)
             return
-        echo_result(session)
+        echo_result(session)  # the level's own seed: the series' would deal the next levels
         log.write(state)
         score = state.scores()[seat]
         passed = score > minimum
@@ -410,6 +483,7 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
         if not passed:
             break
     _echo_series(game, results, stopped=False)
+    click.echo(f"series seed {seed}: --seed {seed} deals this series again")
 
 
 def _echo_series(game: Any, results: list[tuple[int, str, int, int, bool]],

@@ -78,7 +78,7 @@ def test_unknown_param_in_expression(tmp_path):
 
 
 def test_wrong_arity_of_a_builtin(tmp_path):
-    text = QWIXX.replace('len(sheet.locked)', 'len(sheet.locked, 2)')
+    text = QWIXX.replace('len(sheet.locked)', 'len(sheet.locked, 2)', 1)
     (d,) = errors(tmp_path, text)
     assert "len" in d.message
 

@@ -471,9 +471,10 @@ def test_hands_that_do_not_fit_the_set_are_a_located_error(tmp_path) -> None:
     path.write_text("extends: domino7.yaml\nparams:\n  hand_size: {default: 23}\n")
     with pytest.raises(rulekit.GameFileError) as err:
         rulekit.load_game(path)
-    (d,) = err.value.diagnostics
-    assert d.message == "4 hands of 23 tiles do not fit a set of 91 tiles"
-    assert d.path == "components.hand.hand_size" and d.line >= 1
+    (d,) = err.value.diagnostics  # at the variant's value, which the base reads
+    assert d.message == "param 'hand_size': 4 hands of 23 tiles do not fit a set of 91 tiles"
+    assert d.file == str(path) and d.path == "params.hand_size.default" and d.line == 3
+    assert "components.hand.hand_size in " in d.hint
     assert rulekit.load_game(DOMINO7, overrides={"hand_size": 22}).new_game(players=4)
 
 

@@ -161,7 +161,8 @@ def check_through_the_cli(path: Path) -> None:
     text = CliRunner().invoke(main, ["validate", str(path)])
     assert text.exit_code == result.exit_code and "Traceback" not in text.output
     for d in entry["diagnostics"]:  # the text shows a message's control characters escaped
-        assert f"{path}:{d['line']}:{d['col']}: error: {printable(d['message'])}" in text.output
+        assert (f"{path}:{d['line']}:{d['col']}: {d['severity']}: {printable(d['message'])}"
+                in text.output)
 
 
 @pytest.mark.parametrize("base", BASES, ids=lambda p: p.name)

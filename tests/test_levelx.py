@@ -1,7 +1,8 @@
-"""Every Level X rule of RULES.md, driven through the public API with scripted dice."""
+"""Every Level X rule of docs/rules.md, driven through the public API with scripted dice."""
 
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -371,7 +372,7 @@ def test_a_param_changes_the_rows_through_load_game():
 
 
 def test_a_bad_param_is_a_located_error():
-    with pytest.raises(rulekit.GameFileError, match="lengths: 5 values for 6 keys"):
+    with pytest.raises(rulekit.GameFileError, match="param 'row_lengths' needs 6 values"):
         rulekit.load_game(LEVELX, overrides={"row_lengths": [4, 4, 3, 3, 2]})
     with pytest.raises(rulekit.GameFileError, match="pile 10 with 2 players"):
         rulekit.load_game(LEVELX, overrides={"chips_two_three_players": [1, 1, 1, 1, 1]})
@@ -463,3 +464,23 @@ def test_random_games_keep_pawns_on_the_board_one_per_x_and_every_chip(game, see
             assert all(0 <= board["positions"][p][lane] <= length for p in range(players))
         held = [sum(c[i] for c in comps["won"]["counts"]) for i in range(6)]
         assert [a + b for a, b in zip(comps["chips"]["counts"], held)] == start
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_turn_count_of_a_finished_round_is_the_turns_played(game, players):
+    """`finish: round` ends when the round is complete: no extra turn is counted."""
+    rng = random.Random(4)
+    state = game.new_game(players=players, seed=4)
+    turns_with_a_roll = set()
+    while not state.is_over:
+        if state.is_chance:
+            turns_with_a_roll.add(state.turn)
+            state.resolve_chance()
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    assert state.turn == max(turns_with_a_roll) == len(turns_with_a_roll)
+    assert state.turn % players == 0  # every seat had as many turns as the start player
+    out = CliRunner().invoke(main, ["play", str(LEVELX), "--auto", "--seed", "4",
+                                    "--players", str(players)]).output
+    last = max(int(t) for t in re.findall(r"^--- turn (\d+):", out, re.M))
+    assert f"after {last} turns" in out

@@ -30,10 +30,19 @@ LEAST_CAUGHT = 0.85
 
 #: keys whose text is prose or presentation, not rules
 _PROSE = {"name", "description", "doc", "help", "say", "label", "display", "levels",
-          "score_bounds", "rulekit", "extends"}
+          "score_bounds", "rulekit", "extends", "text", "title"}
 _FLIPS = {">=": ">", ">": ">=", "<=": "<", "<": "<=", "==": "!=", "!=": "==",
           " and ": " or ", " or ": " and "}
 _TOKEN = re.compile(r">=|<=|==|!=|>|<| and | or |\b\d+\b")
+
+
+def _tells_only(step: Any) -> bool:
+    """An `if` step whose branches only `say` something: presentation, not a rule."""
+    if not (isinstance(step, dict) and "if" in step):
+        return False
+    branches = [s for key in ("then", "else") for s in step.get(key) or []]
+    return all(isinstance(s, dict) and (set(s) == {"say"} or _tells_only(s))
+               for s in branches)
 
 
 def _sites(node: Any, path: tuple = ()) -> Iterator[tuple]:
@@ -43,6 +52,8 @@ def _sites(node: Any, path: tuple = ()) -> Iterator[tuple]:
     declaration other than its default (the bounds a `--set` must keep are no rule).
     """
     if isinstance(node, dict):
+        if _tells_only(node):
+            return
         for key, value in node.items():
             if key in _PROSE or (path[:1] == ("params",) and len(path) == 2
                                  and key != "default"):
@@ -51,7 +62,7 @@ def _sites(node: Any, path: tuple = ()) -> Iterator[tuple]:
     elif isinstance(node, list):
         if path[:1] == ("flow",) and node and all(isinstance(x, dict) for x in node):
             for i in range(len(node)):
-                if set(node[i]) != {"say"}:
+                if set(node[i]) != {"say"} and not _tells_only(node[i]):
                     yield path, "remove", i
         for i, value in enumerate(node):
             yield from _sites(value, path + (i,))

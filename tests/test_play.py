@@ -10,6 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -44,8 +45,9 @@ def run(*args: str, input: str | None = None, color: bool = False) -> Result:
 
 def last_choices(out: str) -> list[str]:
     """The labels of the last list of choices the person was shown."""
-    block = out[out.rindex("your choice"):]
-    return re.findall(r"^ +\d+\. (.+)$", block.split("\n> ")[0], re.M)
+    block = out[out.rindex("your choice"):].split("\n> ")[0]
+    cells = re.findall(r"(?:^ +| {2,})(\d+)\. (.+?)(?= {2,}\d+\. |$)", block, re.M)
+    return [label for _, label in sorted(cells, key=lambda c: int(c[0]))]
 
 
 def last_picture(out: str) -> str:
@@ -57,7 +59,7 @@ def last_picture(out: str) -> str:
 
 def player_block(picture: str, seat: int) -> str:
     """The lines of one player's block in a picture."""
-    m = re.search(rf"^player {seat}\b.*\n((?:  .*\n?)*)", picture, re.M)
+    m = re.search(rf"^player {seat}\b.*(\n|$)((?:  .*\n?)*)", picture, re.M)
     assert m, picture
     return m.group(0)
 
@@ -71,10 +73,10 @@ def a_label(labels: list[str]) -> str:
 @pytest.mark.parametrize("name", GAMES)
 def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
     file, help_text, stopped = GAMES[name]
-    first = last_choices(run("play", file, input="").output)
-    second = last_choices(run("play", file, input="1\n").output)
+    first = last_choices(run("play", file, "--seed", "0", input="").output)
+    second = last_choices(run("play", file, "--seed", "0", input="1\n").output)
     label = a_label(second)
-    result = run("play", file, input=f"?\nzzz\n1\n{label}\n")
+    result = run("play", file, "--seed", "0", input=f"?\nzzz\n1\n{label}\n")
     out = result.output
     assert result.exit_code == 0, out
     # `?` explains the choices with the game's own help text, then lists them again
@@ -90,17 +92,19 @@ def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
     assert out.index(stopped) > out.rindex("\n> ")
 
 
-def test_a_number_that_is_also_another_label_is_not_guessed() -> None:
+def test_a_number_is_the_choice_listed_with_it_and_labels_ignore_spacing_and_case() -> None:
     from rulekit.terminal import match_label
 
     labels = ["5", "6", "10", "5 + 6", "pass"]
-    label, why = match_label("5", labels)                 # choice 5 is 'pass', '5' is choice 1
-    assert label is None and "5 is ambiguous" in why and "#5" in why and "=5" in why
+    label, note = match_label("5", labels)                # choice 5 is 'pass', '5' is choice 1
+    assert label == "pass" and "=5" in note
     assert match_label("#5", labels) == ("pass", "")
     assert match_label("=5", labels) == ("5", "")
-    assert match_label("2", labels) == ("6", "")          # no label '2': the number
+    assert match_label("2", labels)[0] == "6"
     assert match_label("1", labels) == ("5", "")
     assert match_label("10", labels) == ("10", "")        # no choice 10: the label
+    assert match_label("5+6", labels) == ("5 + 6", "")
+    assert match_label("=5+ 6", labels) == ("5 + 6", "")
     assert match_label("PASS", labels) == ("pass", "")
     label, why = match_label("5 + 7", labels)
     assert label is None and "'5 + 7' is not a legal choice now. Did you mean '5 + 6'?" in why
@@ -169,7 +173,7 @@ def test_level_x_shows_the_board_chips_left_and_each_players_chips(tmp_path: Pat
 
 def test_domino_shows_your_hand_and_no_tile_of_another_hand(tmp_path: Path) -> None:
     log = tmp_path / "d.jsonl"
-    out = run("play", DOMINO7, "--log", str(log), input="1\n1\n1\n").output
+    out = run("play", DOMINO7, "--seed", "0", "--log", str(log), input="1\n1\n1\n").output
     assert "deal: done (hidden)" in out and "[[" not in out
     state = rebuild(rulekit.load_game(DOMINO7), read_log(log))
     picture = last_picture(out)
@@ -220,7 +224,7 @@ def test_auto_play_logs_a_game_that_replays_to_the_same_scores(
             "--seed", "7", "--log", str(log)] + (["--level", str(level)] if level else [])
     played = run(*args)
     assert played.exit_code == 0, played.output
-    assert "game ended by: " in played.output and f"log written to {log}" in played.output
+    assert "game over after " in played.output and f"log written to {log}" in played.output
     # bots' moves are shown one by one, with the points they made
     assert re.search(r"^player \d \((greedy|random)\): .+  \([+-]\d+, score -?\d+\)$",
                      played.output, re.M)
@@ -289,7 +293,7 @@ class _Interrupted(io.BytesIO):
 
 def test_ctrl_c_stops_cleanly_and_an_unwritable_log_is_said_first(tmp_path: Path) -> None:
     result = run("play", QWIXX, input=_Interrupted())
-    assert result.exit_code == 0
+    assert result.exit_code == 130
     assert "interrupted: the game stops at turn 1." in result.output
     bad = run("play", QWIXX, "--auto", "--log", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert bad.exit_code == 1
@@ -309,3 +313,116 @@ def test_help_and_display_texts_are_checked_when_the_file_loads(tmp_path: Path) 
     found = {(d.path, d.line) for d in err.value.diagnostics}
     assert found == {("display.player", 3), ("flow.turn[1].choose.help", 9)}
     assert any(d.hint == "did you mean 'penalties'?" for d in err.value.diagnostics)
+
+
+# ---- a new game each time ----------------------------------------------------------------------
+def test_each_game_deals_anew_and_tells_its_seed_at_the_end_and_in_the_log(tmp_path: Path) -> None:
+    seeds = []
+    for k in range(2):
+        log = tmp_path / f"g{k}.jsonl"
+        out = run("play", QWIXX, "--auto", "--log", str(log)).output
+        seed = int(re.search(r"^seed (\d+): --seed \1 deals this game again$", out, re.M)[1])
+        assert json.loads(log.read_text().splitlines()[0])["seed"] == seed
+        # the seed shown deals the same game again, to the last score
+        again = run("play", QWIXX, "--auto", "--seed", str(seed)).output
+        assert again.split("\nscores: ")[1] == out.split("\nscores: ")[1].split("log written")[0]
+        seeds.append(seed)
+    assert seeds[0] != seeds[1]
+
+
+def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_number() -> None:
+    for seed in range(20):
+        labels = last_choices(run("play", LEVELX, "--seed", str(seed), input="").output)
+        clash = [k for k in range(1, len(labels) + 1)
+                 if str(k) in labels and labels[k - 1] != str(k)]
+        if clash:
+            break
+    else:
+        pytest.fail("no deal in 20 seeds where a choice number is another choice's label")
+    k = clash[0]
+    out = run("play", LEVELX, "--seed", str(seed), input=f"{k}\n").output
+    assert f"player 0 (you): {labels[k - 1]}\n" in out and "ambiguous" not in out
+    out = run("play", LEVELX, "--seed", str(seed), input=f"={k}\n").output
+    assert f"player 0 (you): {k}\n" in out
+
+
+# ---- points where they were earned -------------------------------------------------------------
+MOVE = re.compile(r"^player (\d+) \([^)]*\): (.+?)(?:  \(([+-]\d+), score (-?\d+)\))?$")
+GAIN = re.compile(r"^  player (\d+) \([^)]*\): ([+-]\d+)(?: for (.+))?, score (-?\d+)$")
+
+
+def shown_changes(out: str) -> tuple[dict[int, int], list[str]]:
+    """Every seat's score changes as shown, added up; and the problems: a change credited to
+    a move that seat did not make this turn."""
+    total: dict[int, int] = {}
+    moves: dict[int, str] = {}
+    problems = []
+    for line in out.splitlines():
+        if line.startswith("--- turn "):
+            moves = {}
+        m = MOVE.match(line)
+        if m and not re.fullmatch(r"score -?\d+", m[2]):
+            moves[int(m[1])] = m[2]
+            if m[3]:
+                total[int(m[1])] = total.get(int(m[1]), 0) + int(m[3])
+            continue
+        m = GAIN.match(line)
+        if m:
+            seat = int(m[1])
+            total[seat] = total.get(seat, 0) + int(m[2])
+            if m[3] is not None and moves.get(seat) != m[3]:
+                problems.append(line)
+    return total, problems
+
+
+@pytest.mark.parametrize("file, players", [(QWIXX, 3), (DOMINO7, 4)])
+def test_each_score_change_is_shown_with_the_move_of_that_seat_and_they_add_up(file, players):
+    out = run("play", file, "--auto", "--seed", "2", "--players", str(players),
+              "--bots", "greedy,random").output
+    total, problems = shown_changes(out)
+    assert not problems
+    finals = re.search(r"^scores: (.*)$", out, re.M)[1]
+    for seat, score in re.findall(r"player (\d+) \([^)]*\) (-?\d+)", finals):
+        assert total.get(int(seat), 0) == int(score), (seat, total)
+    # the end's own scoring is a section of its own, after the last move
+    last_move = out.rindex("\nplayer ", 0, out.index("--- scores changed by the last move"))
+    assert "score" not in out[last_move:].split("\n")[1]
+
+
+# ---- fitting the screen ------------------------------------------------------------------------
+def at_width(columns: int, *args: str, input: str) -> str:
+    result = CliRunner().invoke(main, list(args), input=input, env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_choices() -> None:
+    out = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="pass\n")
+    screen = out[out.rindex("\n== "):out.rindex("\n> ")].strip("\n").split("\n")
+    assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
+    assert all(len(line) <= 80 for line in out.split("\n"))
+    text = "\n".join(screen)
+    assert re.search(r"^dice: white1 \d", text, re.M)
+    mine = player_block(last_picture(out), 0)
+    assert all(re.search(rf"^    {row} ", mine, re.M) for row in ("red", "yellow", "green", "blue"))
+    for seat in (1, 2):  # each opponent in a line (wrapped at most once), with no sheet
+        block = re.search(rf"^player {seat}: score -?\d+ \| row scores: .*\n(    .*\n)?", text,
+                          re.M)
+        assert block and "crosses" not in block[0]
+    assert "pass" in last_choices(out)
+    # the help is wrapped to the width, and 'show' draws everybody in full
+    narrow = at_width(60, "play", QWIXX, "--seed", "3", input="?\n")
+    words = narrow[narrow.index("\n> ?") + 4:].split("\n   1. ")[0]  # the help text
+    words += "\n" + narrow[:narrow.index("\n\n")]  # the title and the description
+    assert "Everyone may cross" in words and max(len(line) for line in words.split("\n")) <= 60
+    full = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="show\n")
+    assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
+
+
+def test_rows_and_choices_named_by_a_colour_are_shown_in_it_in_a_colour_terminal() -> None:
+    red = click.style("red", fg="red", bold=True)
+    coloured = run("play", QWIXX, "--seed", "1", input="", color=True).output
+    assert re.search(rf"^    {re.escape(red)} +2 +3 ", coloured, re.M)  # the sheet's row
+    assert re.search(rf" {re.escape(red)} \d+", coloured)                 # a choice 'red 7'
+    plain = run("play", QWIXX, "--seed", "1", "--no-color", input="", color=True).output
+    assert "\x1b[" not in plain

@@ -1,4 +1,4 @@
-"""Every Qwixx rule of RULES.md, driven through the public API with scripted dice."""
+"""Every Qwixx rule of docs/rules.md, driven through the public API with scripted dice."""
 
 from pathlib import Path
 

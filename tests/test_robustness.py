@@ -288,7 +288,7 @@ def test_the_table_has_one_row_per_mistake() -> None:
 
 
 # ---- files that cannot be read, usage errors ----------------------------------------------------
-def test_a_missing_file_and_a_folder_are_invalid_files(tmp_path: Path) -> None:
+def test_a_missing_file_and_a_folder_without_game_files_are_invalid(tmp_path: Path) -> None:
     result = run("validate", "--format", "json", tmp_path / "nowhere.yaml", tmp_path)
     assert result.exit_code == 1
     missing, folder = json.loads(result.stdout)
@@ -633,9 +633,10 @@ def test_simulate_reports_each_kind_of_problem(change: tuple[str, str], kind: st
 
 
 def test_simulate_stops_a_game_that_takes_too_long(tmp_path: Path) -> None:
-    # each end check is slow but within the budgets: the time limit stops the game
+    # each end check (it reads the turn: checked after every change) is slow but within
+    # the budgets: the time limit stops the game
     text = swap('when: "max(p.points for p in players) >= params.target"',
-                'when: "sum(1 for i in range(400) for j in range(400)) < 0"')
+                'when: "sum(1 for i in range(400) for j in range(400)) < turn - turn"')
     game = tiny_game(tmp_path, text)
     report = check_game(game, 1, time_limit=0.3)
     (problem,) = report.problems

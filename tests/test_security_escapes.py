@@ -113,7 +113,7 @@ def test_play_escapes_the_name_labels_messages_help_display_and_end(game: Path) 
     # help and description are laid out anew in words: \r is a space, the rest is escaped
     assert r"Help\x1b[2K ok \u202e \x9b \x07" in out
     assert r"Described\x1b[2K ok \u202e \x9b \x07" in out
-    assert re.search(rf"^game ended by: done{re.escape(SHOWN)} ", out, re.M)
+    assert re.search(rf"^game over after \d+ turns: done{re.escape(SHOWN)} ", out, re.M)
 
 
 def test_play_in_colour_adds_only_its_own_colours(game: Path) -> None:

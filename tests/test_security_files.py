@@ -200,7 +200,7 @@ def test_a_named_pipe_or_device_as_the_game_file(tmp_path: Path, command: list[s
         done = cli_process(*command, path)
         assert done.returncode == 1, done.stdout + done.stderr
         assert "Traceback" not in done.stderr
-        assert f"{path}:1:1: error: cannot read the file: it is a " in done.stdout + done.stderr
+        assert f"{path}: error: cannot read the file: it is a " in done.stdout + done.stderr
 
 
 def test_a_file_larger_than_the_limit_is_not_parsed(tmp_path: Path) -> None:

@@ -100,7 +100,7 @@ def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int,
             return [least] * n
         values = list(values)
         if len(values) != n:
-            b.error(path, f"{what}: {len(values)} values for {n} keys",
+            b.error(path, f"{what}: needs {n} values, one per key, got {len(values)}",
                     "give one value per key, or one number for all")
             return [least] * n
     for v in values:

@@ -216,7 +216,8 @@ class Track(Kind):
     def render(self, st: Any, seat: int | None) -> str:
         """One line per lane: who is off the board, on each field, and on X (the last field)."""
         pos, ends = st.comps[self.index]
-        cap = "" if self.last_capacity is None else f", holds {self.last_capacity}"
+        n = self.last_capacity
+        cap = "" if n is None else f", holds {n} pawn{'' if n == 1 else 's'}"
         lines = [f"{self.name} (pawns by seat; X: the last field{cap}):"]
         width = max(len(str(k)) for k in self.lanes) if self.lanes else 1
         rows = []

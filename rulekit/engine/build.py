@@ -14,7 +14,7 @@ from typing import Any
 
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY, Kind
-from rulekit.components.fixed import LOAD_ERRORS, for_players
+from rulekit.components.fixed import LOAD_ERRORS, fixed_value, for_players
 from rulekit.engine import codegen
 from rulekit.engine import steps as S
 from rulekit.errors import Diagnostic, GameFileError
@@ -285,8 +285,25 @@ class GameBuild:
         #: is the start of the game, which no step writes
         self.bits: dict[str, int] = {"": 1}
 
+    def param_lengths(self) -> None:
+        """A list param's `length:` (a number, or an expression of the other params) is
+        checked against its value, where the value is written (a variant's line)."""
+        decls = self.data.get("params") or {}
+        for name, decl in decls.items():
+            value = self.params.get(name)
+            if not isinstance(decl, dict) or "length" not in decl or not isinstance(value, list):
+                continue
+            n = fixed_value(self.b, ("params", name, "length"), decl["length"], INT)
+            if isinstance(n, int) and len(value) != n:
+                doc = f", {decl['doc']}" if decl.get("doc") else ""
+                given = "" if value == decl.get("default") else "the value set: "
+                self.b.error(("params", name, "default") if not given else ("params", name),
+                             f"{given}param '{name}' needs {n} values{doc}; got {len(value)}",
+                             f"its length is {decl['length']}")
+
     def build(self) -> dict[str, Any]:
         b, data = self.b, self.data
+        self.param_lengths()
         out: dict[str, Any] = {"params": self.params}
         players = data.get("players", {})
         out["min_players"] = players.get("min", 1)
@@ -464,6 +481,7 @@ class GameBuild:
             conds.append((reason, c.fn if c is not None else _broken,
                           self.mask(c.reads if c is not None else None)))
         out["end_conditions"] = conds
+        out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m in conds])
         out["finish"] = end.get("finish", "now")
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["score_where"] = b.where(("score",))
@@ -482,6 +500,24 @@ class GameBuild:
         # variables reset at each turn change without a step: they count as changed
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
+        return out
+
+    def end_texts(self, text: Any, reasons: list[str]) -> dict[str, tuple[S.Fn, str]]:
+        """`end.text`: per end condition, the sentence that tells a person why the game
+        ended (a template; one string when `when` is one expression)."""
+        b = self.b
+        if text is None:
+            return {}
+        if not isinstance(text, dict):
+            return {reasons[0]: (b.template(("end", "text"), text, self.scope),
+                                 b.where(("end", "text")))} if reasons else {}
+        out = {}
+        for reason, value in text.items():
+            path = ("end", "text", reason)
+            if str(reason) not in reasons:
+                b.unknown(path, "end condition", str(reason), reasons, key=True)
+                continue
+            out[str(reason)] = (b.template(path, value, self.scope), b.where(path))
         return out
 
     def score_bounds(self, lo: int, hi: int) -> dict[int, tuple[Any, Any]]:
@@ -849,6 +885,8 @@ class GameBuild:
                             bool(value.get("auto", False)))
         if "help" in value:  # what the choices mean, for people (`?` in `rulekit play`)
             step.help = b.template(path + ("help",), value["help"], inner)
+        if "title" in value:  # what the decision is, in a line above the choices
+            step.title = b.template(path + ("title",), value["title"], inner)
         return step
 
     def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:

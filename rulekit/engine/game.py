@@ -11,6 +11,7 @@ from rulekit.engine.build import GameBuild
 from rulekit.engine.state import RUNTIME_ERRORS, State, _failed
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.expr import budget
+from rulekit.spec.blame import blame_params
 from rulekit.spec.load import load_source
 from rulekit.spec.params import resolve_params
 from rulekit.spec.schema import conforming, schema_diagnostics
@@ -102,7 +103,8 @@ def check_source(src: Source, overrides: dict[str, Any] | None = None) -> Game:
     with budget.limit(budget.WORK_PER_LOAD, "loading the game"):
         parts = build.build()
     if problems or build.b.diags:
-        raise GameFileError(_sorted(problems + independent_of(build.b.diags, problems)))
+        found = problems + independent_of(build.b.diags, problems)
+        raise GameFileError(_sorted(blame_params(src, found)))
     return Game(src, params, parts)
 
 

@@ -28,7 +28,8 @@ T = TypeVar("T")
 #: what each metered call is called in a budget's message
 _CALLS = {"apply": "one move", "resolve_chance": "one chance step", "_start": "the setup",
           "scores": "the scores", "preview": "one preview", "render": "the picture",
-          "decision_help": "the help text"}
+          "decision_help": "the help text", "decision_title": "the title",
+          "end_text": "the end text"}
 
 
 def _metered(method: Callable[..., T]) -> Callable[..., T]:
@@ -355,12 +356,20 @@ class State:
         Read from the flow's position rather than stored with the decision, so that
         deciding costs nothing extra; only `rulekit play` asks for it.
         """
+        return self._decision_text("help")
+
+    @_metered
+    def decision_title(self) -> str:
+        """The game file's `title:` of the decision now due: what it is ("" if none)."""
+        return self._decision_text("title")
+
+    def _decision_text(self, key: str) -> str:
         d = self._pending
         if d is None:
             return ""
         frame = d.window if d.window is not None else self._stack[-1]
         step = frame.step if d.window is not None else frame.steps[frame.i - 1]
-        text = getattr(step, "help", None)
+        text = getattr(step, key, None)
         if text is None:
             return ""
         env = dict(frame.env or {})
@@ -368,7 +377,19 @@ class State:
         try:
             return text(self, env)
         except RUNTIME_ERRORS as exc:
-            raise _failed(step.where, "the help text", exc) from exc
+            raise _failed(step.where, f"the {key} text", exc) from exc
+
+    @_metered
+    def end_text(self) -> str:
+        """The game file's sentence saying why the game ended (`end.text`), "" without one."""
+        entry = self.game.end_texts.get(self.end_reason) if self.over else None
+        if entry is None:
+            return ""
+        fn, where = entry
+        try:
+            return fn(self, {})
+        except RUNTIME_ERRORS as exc:
+            raise _failed(where, "the end text", exc) from exc
 
     def __repr__(self) -> str:
         return f"<State {self.game.name} turn={self.turn} active={self.active} over={self.over}>"
@@ -469,10 +490,10 @@ class State:
                     return
                 self.phase += 1
             self.active = (self.active + 1) % self.n
-            self.turn += 1
             if self._ending and self.active == self.start:
-                self.over = True
+                self.over = True  # the round is complete: no turn begins, none is counted
                 return
+            self.turn += 1
         for name, value in game.turn_resets_player:
             for p in self.pvars:
                 p[name] = value

@@ -393,6 +393,8 @@ class Choose(Step):
     pure = False
     #: the game file's `help:` text (a compiled template) that `rulekit play` shows on `?`
     help: Fn | None = None
+    #: the game file's `title:` (a compiled template): what the decision is, above the choices
+    title: Fn | None = None
 
     def __init__(self, who: Fn, options: list[Option], pass_label: str | None,
                  none: tuple[Step, ...] | None, auto: bool = False) -> None:

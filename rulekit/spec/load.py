@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 from collections.abc import Sequence
@@ -57,10 +58,32 @@ def _load(path: Path, chain: list[Path], roots: tuple[Path, ...]) -> Source:
         raise GameFileError([src.diag(("extends",), f"extends: '{base_ref}' is not a game file",
                                       hint="a base file is a mapping of keys such as `name:` "
                                            "and `flow:`")])
+    _check_overrides(src, base.data.get("params"))
     positions = dict(base.positions)
     merged = _merge(base.data, data, (), src.positions, positions)
     merged.pop("extends", None)
     return Source(merged, positions, src.file)
+
+
+def _check_overrides(src: Source, base_params: Any) -> None:
+    """A variant's param without a `type` changes a param of its base: the base must
+    declare it (a misspelt name would otherwise be a new, incomplete param)."""
+    params = src.data.get("params")
+    if not isinstance(params, dict):
+        return
+    known = [str(k) for k in base_params] if isinstance(base_params, dict) else []
+    problems = []
+    for name, decl in params.items():
+        if str(name) in known or not isinstance(decl, dict) or "type" in decl:
+            continue
+        close = difflib.get_close_matches(str(name), known, n=1)
+        hint = (f"did you mean '{close[0]}'?" if close else
+                f"the base's params are: {', '.join(known)}" if known else "the base has no params")
+        problems.append(src.diag(("params", name), f"param '{name}' changes nothing: the base "
+                                 "file declares no param of that name",
+                                 hint + " (a new param needs a `type:`)", key=True))
+    if problems:
+        raise GameFileError(problems)
 
 
 def confined_path(src: Source, path: Path, ref: str, roots: tuple[Path, ...],

@@ -38,6 +38,10 @@ def _param() -> dict:
             "max": {"type": "number"},
             "min_items": {"type": "integer", "minimum": 0},
             "max_items": {"type": "integer", "minimum": 0},
+            "length": {"type": ["integer", "string"],
+                       "description": "a list's exact number of items: a number, or an "
+                                      "expression of the other params "
+                                      "(`params.highest_sum - params.lowest_sum + 1`)"},
             "one_of": {"type": "array"},
             "doc": {"type": "string"},
         },
@@ -71,6 +75,10 @@ def _choice() -> dict:
             "help": {"type": "string",
                      "description": "what the choices mean, for people (`?` in `rulekit play`); "
                                     "text with {expr} parts, `player` is the deciding player"},
+            "title": {"type": "string",
+                      "description": "what the decision is, in a line above the choices in "
+                                     "`rulekit play` (`white sum 8: everyone may cross it`); "
+                                     "text with {expr} parts like `help`"},
             "doc": {"type": "string"},
         },
     }
@@ -212,6 +220,11 @@ def game_schema() -> dict:
             "end": {"type": "object", "required": ["when"], "additionalProperties": False,
                     "properties": {"when": {"anyOf": [EXPR, {"type": "object",
                                                              "additionalProperties": EXPR}]},
+                                   "text": {"anyOf": [{"type": "string"}, {
+                                       "type": "object",
+                                       "additionalProperties": {"type": "string"}}],
+                                       "description": "per end condition, a sentence (a "
+                                                      "template) saying why the game ended"},
                                    "finish": {"enum": ["now", "round"]}}},
             "score": EXPR,
             "score_bounds": {

@@ -172,6 +172,9 @@ def _yaml_hint(problem: str, text: str = "", mark: Any = None) -> str:
     before = text[:mark.index].rstrip()[-1:] if mark is not None and text else ""
     if at == "\t" or "\\t" in p or "tab" in p:
         return "indent with spaces, not tabs"
+    indent = _misindented(text, mark)
+    if indent and ("expected" in p or "block" in p):
+        return indent
     if before in ("'", '"') and ("expected" in p or "block end" in p):
         return ("a quoted text ends just before this place: is a quote not closed on an "
                 "earlier line, or one too many here?")
@@ -192,6 +195,28 @@ def _yaml_hint(problem: str, text: str = "", mark: Any = None) -> str:
     if "anchor" in p:
         return "an anchor is written &name, made of letters, digits, '-' and '_'"
     return "check the indentation and the quoting near this place"
+
+
+def _misindented(text: str, mark: Any) -> str | None:
+    """The hint for a line whose first word is where YAML stopped and whose indentation
+    matches none of the lines before it: the usual slip of one space too many or few."""
+    if mark is None or not text:
+        return None
+    lines = text.split("\n")
+    if mark.line >= len(lines):
+        return None
+    line = lines[mark.line]
+    here = len(line) - len(line.lstrip(" "))
+    if line[:mark.column].strip() or mark.column != here:
+        return None
+    earlier = [len(x) - len(x.lstrip(" ")) for x in lines[:mark.line]
+               if x.strip() and not x.lstrip().startswith("#")]
+    if not earlier or here in earlier[-8:]:
+        return None
+    near = sorted({i for i in earlier[-8:] if abs(i - here) <= 2}) or [earlier[-1]]
+    return (f"this line is indented {here} space{'' if here == 1 else 's'}, the lines above it "
+            f"{', '.join(map(str, near))}: the keys of one mapping (and the items of one list) "
+            "line up exactly, one under the other")
 
 
 def _bad_character(text: str, file: str, exc: yaml.reader.ReaderError) -> GameFileError:
@@ -636,12 +661,12 @@ def read_file(path: str | Path) -> Source:
         data = read_limited(path, 4 * MAX_CHARS)  # utf-8 is at most 4 bytes a character
         text = data.decode("utf-8")
     except FileNotFoundError:
-        raise GameFileError([Diagnostic(name, 1, 1, "no such file",
+        raise GameFileError([Diagnostic(name, 0, 0, "no such file",
                                         hint="check the path and its spelling")]) from None
     except UnreadableFile as exc:
         if exc.too_large:
             raise _too_large(name) from None
-        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {exc.reason}",
+        raise GameFileError([Diagnostic(name, 0, 0, f"cannot read the file: {exc.reason}",
                                         hint="name a game file (a .yaml text file)")]) from None
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
@@ -649,7 +674,7 @@ def read_file(path: str | Path) -> Source:
                                         "text", hint="save the file as UTF-8 text")]) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         why = getattr(exc, "strerror", None) or str(exc)
-        raise GameFileError([Diagnostic(name, 1, 1, f"cannot read the file: {why}",
+        raise GameFileError([Diagnostic(name, 0, 0, f"cannot read the file: {why}",
                                         hint="is it a readable file (not a folder)?")]) from None
     if len(text) > MAX_CHARS:
         raise _too_large(name)

@@ -1,0 +1,20 @@
+"""The build step that ships the games: `games/*.yaml` (their source in the repository)
+are copied into the package as `rulekit/games/`, where an installed rulekit finds them
+by name (`rulekit play qwixx`). Everything else is in pyproject.toml."""
+
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class BuildWithGames(build_py):
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "rulekit" / "games"
+        self.mkpath(str(target))
+        for game in sorted(Path(__file__).resolve().parent.joinpath("games").glob("*.yaml")):
+            self.copy_file(str(game), str(target / game.name))
+
+
+setup(cmdclass={"build_py": BuildWithGames})
