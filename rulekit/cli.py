@@ -55,11 +55,11 @@ def _user_errors() -> Iterator[None]:
 
 
 def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
-    """`random,greedy` -> ['random', 'greedy']; an unknown name is a usage error."""
+    """`random,mcts:200` -> ['random', 'mcts:200']; a bad bot spec is a usage error."""
     names = [n.strip().lower() for n in value.split(",")]
     if not names or any(not n for n in names):
-        raise click.BadParameter(f"expected bot names separated by commas, e.g. "
-                                 f"{','.join(known_agents())}")
+        raise click.BadParameter("expected bots separated by commas, e.g. "
+                                 "random,greedy,mcts:200")
     for name in names:
         try:
             make_agent(name)
@@ -88,7 +88,8 @@ def _players(game: Any, players: int | None) -> int:
 
 _bots_option = click.option(
     "--bots", default="random", show_default=True, callback=_parse_bots,
-    help=f"bots by name, comma-separated, assigned to seats in turn ({', '.join(known_agents())})")
+    help=f"bots, comma-separated, assigned to seats in turn ({', '.join(known_agents())}; "
+         "mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:200:greedy)")
 _set_option = click.option(
     "--set", "sets", multiple=True, metavar="NAME=VALUE",
     help="override a param of the game; the value is read as YAML (repeatable)")
