@@ -290,6 +290,33 @@ def format_report(r: dict) -> str:
     return "\n".join(lines)
 
 
+# ---- ladder ------------------------------------------------------------------------------------
+@main.command()
+@click.argument("file", type=click.Path())
+@click.option("--bots", default="random,greedy,mcts:50", show_default=True,
+              callback=_parse_bots, help="the bots to rate, comma-separated (two at least)")
+@click.option("--games", type=click.IntRange(min=1), default=20, show_default=True,
+              help="games per pair of bots")
+@click.option("--players", type=int, default=None,
+              help="players per game  [default: the game's minimum]")
+@_seed_option
+@_set_option
+@_extends_option
+@click.option("--json", "as_json", is_flag=True, help="print the ladder as JSON")
+def ladder(file: str, bots: list[str], games: int, players: int | None, seed: int,
+           sets: tuple[str, ...], extends_roots: tuple[str, ...], as_json: bool) -> None:
+    """Rate bots against each other: round-robin games, Bradley-Terry ratings (Elo scale,
+    the first bot at 0) with 95% intervals, and head-to-head rates."""
+    from rulekit.ladder import format_ladder
+    from rulekit.ladder import ladder as run
+
+    with _user_errors():
+        game = _load(file, sets, extends_roots)
+        n = _players(game, players)
+        report = run(game, bots, games, n, seed)
+    click.echo(json.dumps(report, indent=2) if as_json else format_ladder(report))
+
+
 # ---- play --------------------------------------------------------------------------------------
 _no_color_option = click.option("--no-color", is_flag=True,
                                  help="plain text, even in a terminal that shows colours")
