@@ -182,3 +182,16 @@ def test_it_plans_both_actions_of_a_turn_where_greedy_takes_the_first_gain() -> 
     assert MctsBot(iterations=100).choose(state, random.Random(0)).label == "red 12"
     state.apply("red 12")
     assert state.scores()[0] == 28 + 1
+
+
+def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(tmp_path) -> None:
+    levels = rulekit.load_game(GAMES / "domino7.yaml").levels
+    assert all(b.startswith("mcts") for b in levels[-1]["bots"])
+    assert not any(b.startswith("mcts") for level in levels[:-1] for b in level["bots"])
+    file = tmp_path / "slow.yaml"
+    file.write_text((GAMES / "domino7.yaml").read_text().split("\nlevels:")[0]
+                    + "\nlevels:\n  - {min_score: 0, bots: [mcts:0.4s, random, random]}\n")
+    result = CliRunner().invoke(main, ["play", str(file)], input="1\n1\n")
+    assert result.exit_code == 0, result.output
+    assert "player 1 (mcts:0.4s) is thinking..." in result.output
+    assert "player 2 (random) is thinking" not in result.output
