@@ -14,7 +14,8 @@ single-observer ISMCTS of Cowling, Powley and Whitehouse (2012).
 
 Each seat maximises its own reward: 1 for a win (a shared win split evenly), 0
 otherwise, plus `MARGIN_WEIGHT` times its score margin (own score minus the best
-other score) over the game's score range, so that a lost or a won game is still
+other score) over the game's score range (`score_bounds` when the file declares both
+bounds, else the spread of the final scores), so that a lost or a won game is still
 played for points. Selection is UCT with `EXPLORATION` as its constant; the playout
 after the tree is random or greedy (`mcts:200:greedy`). The decision is the most
 visited root action.
@@ -185,16 +186,17 @@ class MctsBot:
 
     @staticmethod
     def _rewards(s: State, scale: float | None) -> list[float]:
-        """Each seat's reward: its share of the win plus a small share of its margin."""
+        """Each seat's reward: its share of the win plus a small share of its margin
+        (over `scale`, the declared score range, else the spread of these scores)."""
         scores = s.scores()
         best = max(scores)
         winners = [i for i, x in enumerate(scores) if x == best]
         share = 1.0 / len(winners)
+        span = scale if scale is not None else max(1.0, float(best - min(scores)))
         out = []
         for i, x in enumerate(scores):
             others = [y for j, y in enumerate(scores) if j != i]
             margin = x - (max(others) if others else 0)
-            span = scale if scale is not None else max(1.0, float(max(scores) - min(scores)))
             out.append((share if x == best else 0.0)
                        + MARGIN_WEIGHT * max(-1.0, min(1.0, margin / span)))
         return out
