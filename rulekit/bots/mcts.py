@@ -127,7 +127,6 @@ class MctsBot:
             path = self._descend(root, copy, rng)
             self._playout(copy, rng)
             rewards = self._rewards(copy, scale)
-            root.visits += 1
             for node in path:
                 node.visits += 1
                 node.total += rewards[node.seat]  # type: ignore[index]
