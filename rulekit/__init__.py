@@ -30,6 +30,10 @@ _LAZY = {"Game": "rulekit.engine.game", "load_game": "rulekit.engine.game",
 
 
 def __getattr__(name: str) -> Any:
+    if name == "bots":  # `rulekit.bots.make("mcts:200")` after a plain `import rulekit`
+        import importlib
+
+        return importlib.import_module("rulekit.bots")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'rulekit' has no attribute {name!r}")

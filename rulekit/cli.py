@@ -56,11 +56,11 @@ def _user_errors() -> Iterator[None]:
 
 
 def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
-    """`random,greedy` -> ['random', 'greedy']; an unknown name is a usage error."""
+    """`random,mcts:200` -> ['random', 'mcts:200']; a bad bot spec is a usage error."""
     names = [n.strip().lower() for n in value.split(",")]
     if not names or any(not n for n in names):
-        raise click.BadParameter(f"expected bot names separated by commas, e.g. "
-                                 f"{','.join(known_agents())}")
+        raise click.BadParameter("expected bots separated by commas, e.g. "
+                                 "random,greedy,mcts:200")
     for name in names:
         try:
             make_agent(name)
@@ -91,7 +91,8 @@ def _players(game: Any, players: int | None) -> int:
 
 _bots_option = click.option(
     "--bots", default="random", show_default=True, callback=_parse_bots,
-    help=f"bots by name, comma-separated, assigned to seats in turn ({', '.join(known_agents())})")
+    help=f"bots, comma-separated, assigned to seats in turn ({', '.join(known_agents())}; "
+         "mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:200:greedy)")
 _set_option = click.option(
     "--set", "sets", multiple=True, metavar="NAME=VALUE",
     help="override a param of the game; the value is read as YAML (repeatable)")
@@ -354,6 +355,33 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
                           after=lambda r: csv_file and sweep.write_csv(csv_file, r),
                           draw=lambda path, r, t: plot.plot_sweep(path, r, r["game"]),
                           **study)
+
+
+# ---- ladder ------------------------------------------------------------------------------------
+@main.command()
+@click.argument("file", type=click.Path())
+@click.option("--bots", default="random,greedy,mcts:50", show_default=True,
+              callback=_parse_bots, help="the bots to rate, comma-separated (two at least)")
+@click.option("--games", type=click.IntRange(min=1), default=20, show_default=True,
+              help="games per pair of bots")
+@click.option("--players", type=int, default=None,
+              help="players per game  [default: the game's minimum]")
+@_seed_option
+@_set_option
+@_extends_option
+@click.option("--json", "as_json", is_flag=True, help="print the ladder as JSON")
+def ladder(file: str, bots: list[str], games: int, players: int | None, seed: int,
+           sets: tuple[str, ...], extends_roots: tuple[str, ...], as_json: bool) -> None:
+    """Rate bots against each other: round-robin games, Bradley-Terry ratings (Elo scale,
+    the first bot at 0) with 95% intervals, and head-to-head rates."""
+    from rulekit.ladder import format_ladder
+    from rulekit.ladder import ladder as run
+
+    with _user_errors():
+        game = _load(file, sets, extends_roots)
+        n = _players(game, players)
+        report = run(game, bots, games, n, seed)
+    click.echo(json.dumps(report, indent=2) if as_json else format_ladder(report))
 
 
 # ---- play --------------------------------------------------------------------------------------

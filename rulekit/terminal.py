@@ -12,6 +12,7 @@ import os
 import random
 import secrets
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +22,9 @@ from rulekit.agents import Agent, make_agent
 from rulekit.errors import RulekitError
 from rulekit.layout import columns, compact_picture, wrap
 from rulekit.text import printable
+
+#: seconds a bot may think before a person playing is told that it is thinking
+THINKING_NOTE_AFTER = 0.3
 
 
 def is_tty(stream: Any) -> bool:
@@ -209,9 +213,24 @@ class Session:
             elif seat == self.human:
                 label = self._ask(seat)
             else:
-                label = self.agents[seat].choose(st, self.rng).label
+                label = self._bot_choice(seat)
             st.apply(label)
             self._report(seat)
+
+    def _bot_choice(self, seat: int) -> str:
+        """The bot's move; a person waiting for it is told when it takes more than a moment."""
+        choose = self.agents[seat].choose
+        if self.human is None:
+            return choose(self.state, self.rng).label
+        note = threading.Timer(THINKING_NOTE_AFTER, click.echo,
+                               [f"{self._name(seat)} is thinking..."])
+        note.daemon = True
+        note.start()
+        try:
+            return choose(self.state, self.rng).label
+        finally:
+            note.cancel()
+            note.join()
 
     # ---- what happened -------------------------------------------------------------------
     def _name(self, seat: int | None) -> str:

@@ -155,7 +155,7 @@ def test_simulate_unknown_bot() -> None:
     result = run("simulate", QWIXX, "--games", "2", "--bots", "random,nosuch")
     assert result.exit_code == 2
     assert "unknown bot 'nosuch'" in result.output
-    assert "greedy, random" in result.output
+    assert "greedy, mcts, random" in result.output
 
 
 def test_simulate_bad_player_count_and_bad_file(tmp_path: Path) -> None:

@@ -162,7 +162,7 @@ def test_a_flow_error_stops_the_run_naming_the_game() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"bots": ["nosuch"]}, "unknown bot 'nosuch'; known bots: greedy, random"),
+        ({"bots": ["nosuch"]}, "unknown bot 'nosuch'; known bots: greedy, mcts, random"),
         ({"players": 5}, "2 to 4 players, not 5"),
         ({"games": 0}, "at least 1"),
         ({"bots": []}, "no bots"),
@@ -175,11 +175,11 @@ def test_bad_arguments_are_user_errors(kwargs: dict, message: str) -> None:
 
 
 # ---- agents -----------------------------------------------------------------------------------
-def test_make_agent_knows_random_and_greedy() -> None:
-    assert known_agents() == ["greedy", "random"]
+def test_make_agent_knows_random_greedy_and_mcts() -> None:
+    assert known_agents() == ["greedy", "mcts", "random"]
     assert isinstance(make_agent("random"), RandomAgent)
     assert isinstance(make_agent(" Greedy "), GreedyAgent)
-    with pytest.raises(RulekitError, match="known bots: greedy, random"):
+    with pytest.raises(RulekitError, match="known bots: greedy, mcts, random"):
         make_agent("minimax")
 
 

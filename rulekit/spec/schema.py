@@ -131,9 +131,10 @@ def _component() -> dict:
 
 def _levels() -> dict:
     """A series of levels for `rulekit play`: each passed level opens the next one."""
-    from rulekit.agents import known_agents
+    from rulekit.bots import SPEC_PATTERN
 
-    bot = {"enum": known_agents()}
+    bot = {"type": "string", "pattern": SPEC_PATTERN, "title": "bot",
+           "description": "random, greedy or mcts[:BUDGET][:ROLLOUT] (mcts:400, mcts:0.5s)"}
     return {
         "type": "array", "minItems": 1,
         "description": "levels played in turn by `rulekit play`; a level passes when the "
@@ -404,7 +405,7 @@ def _message(err: Any) -> str:
     if v == "const":
         return f"{err.instance!r} is not allowed here: expected {err.validator_value!r}"
     if v == "pattern" or (v == "propertyNames" and err.context):
-        return f"{err.instance!r} is not a valid name"
+        return f"{err.instance!r} is not a valid {err.schema.get('title', 'name')}"
     return err.message
 
 
@@ -421,6 +422,8 @@ def _hint(err: Any) -> str | None:
             else "this may not be empty"
     if v in ("maxItems", "maxProperties", "maxLength"):
         return f"write at most {want} here"
+    if v == "pattern" and "title" in err.schema:  # a titled pattern explains itself
+        return err.schema.get("description")
     if v in ("pattern", "propertyNames"):
         return "a name starts with a letter and holds letters, digits and '_'"
     if v == "const":

@@ -14,9 +14,12 @@ class RandomAgent:
 
     name = "random"
 
-    def choose(self, state: State, rng: random.Random) -> Action:
-        """A uniformly random legal action, drawn from the agent's own rng."""
-        return rng.choice(state.legal_actions())
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng or random.Random()
+
+    def choose(self, state: State, rng: random.Random | None = None) -> Action:
+        """A uniformly random legal action, drawn from `rng` (else the bot's own)."""
+        return (rng or self.rng).choice(state.legal_actions())
 
     def __repr__(self) -> str:
         return "RandomAgent()"

@@ -24,8 +24,12 @@ class GreedyAgent:
 
     name = "greedy"
 
-    def choose(self, state: State, rng: random.Random) -> Action:
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng or random.Random()
+
+    def choose(self, state: State, rng: random.Random | None = None) -> Action:
         """The legal action with the best score margin after it; ties at random."""
+        rng = rng or self.rng
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]

@@ -1,0 +1,109 @@
+"""Computer players: objects that pick an action through the public State API only.
+
+A bot has a `name` and `choose(state, rng) -> Action`. It receives its own
+`random.Random` so that a seeded simulation is reproducible and the bot's randomness
+never disturbs the game's dice; a bot made with `make(spec, seed=S)` also holds an rng
+of its own for calls without one.
+
+Bots are named by a spec, the same in `--bots`, in a game file's `levels` and in
+`make`: `random`, `greedy`, or `mcts[:BUDGET][:ROLLOUT]` where BUDGET is a number of
+iterations (`mcts:400`) or a time (`mcts:0.5s`) and ROLLOUT is `random` or `greedy`.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import TYPE_CHECKING, Protocol
+
+from rulekit.bots.greedy import GreedyAgent
+from rulekit.bots.mcts import DEFAULT_ITERATIONS, MAX_ITERATIONS, MAX_SECONDS, MctsBot
+from rulekit.bots.random_bot import RandomAgent
+from rulekit.errors import RulekitError
+
+if TYPE_CHECKING:
+    from rulekit import Action, State
+
+
+class Bot(Protocol):
+    """What the simulator and `rulekit play` need from a computer player."""
+
+    name: str
+
+    def choose(self, state: State, rng: random.Random) -> Action:
+        """One of `state.legal_actions()` for `state.current_player`."""
+        ...
+
+
+#: the bot names a spec may start with
+BOTS = ("greedy", "mcts", "random")
+#: the rollout policies of `mcts`
+ROLLOUTS = ("random", "greedy")
+#: the shape of a spec, for the game-file schema (`levels[].bots`); `make` checks ranges
+SPEC_PATTERN = (r"^\s*(random|greedy|mcts(:([1-9][0-9]{0,5}|[0-9]*\.?[0-9]+s|random|greedy))"
+                r"{0,2})\s*$")
+
+_SPEC_HELP = ("a bot is random, greedy or mcts; mcts takes a budget of iterations or "
+              "seconds and a rollout policy, e.g. mcts:400, mcts:0.5s, mcts:200:greedy")
+
+
+def known_bots() -> list[str]:
+    """The bot names a spec may start with, sorted, for messages and help texts."""
+    return list(BOTS)
+
+
+def _budget(text: str, spec: str) -> tuple[int | None, float | None]:
+    """`400` -> 400 iterations; `0.5s` -> 0.5 seconds; anything else is an error."""
+    if re.fullmatch(r"[0-9]+", text) and 1 <= int(text) <= MAX_ITERATIONS:
+        return int(text), None
+    if re.fullmatch(r"[0-9]*\.?[0-9]+s", text) and 0 < float(text[:-1]) <= MAX_SECONDS:
+        return None, float(text[:-1])
+    raise RulekitError(f"bad budget {text!r} in bot {spec!r}: expected iterations from 1 to "
+                       f"{MAX_ITERATIONS} (mcts:400) or seconds up to {MAX_SECONDS:g} "
+                       f"(mcts:0.5s)")
+
+
+def make(spec: str, seed: int | None = None) -> Bot:
+    """A fresh bot from its spec (`random`, `greedy`, `mcts:400`, `mcts:0.5s:greedy`).
+
+    `seed` seeds the bot's own rng, used when `choose` is called without one. A bad
+    spec raises a `RulekitError` that says what is accepted.
+    """
+    if not isinstance(spec, str):
+        raise RulekitError(f"a bot is named by a string, not {type(spec).__name__}")
+    text = spec.strip().lower()
+    name, *options = text.split(":") if text else [""]
+    if name not in BOTS:
+        raise RulekitError(f"unknown bot {spec.strip()!r}; known bots: {', '.join(BOTS)} "
+                           f"({_SPEC_HELP})")
+    rng = random.Random(seed)
+    if name != "mcts":
+        if options:
+            raise RulekitError(f"bot {name} takes no options, not {spec.strip()!r}")
+        return RandomAgent(rng) if name == "random" else GreedyAgent(rng)
+    iterations: int | None = None
+    seconds: float | None = None
+    rollout: str | None = None
+    for option in options:
+        if option in ROLLOUTS:
+            if rollout is not None:
+                raise RulekitError(f"two rollout policies in bot {spec.strip()!r}")
+            rollout = option
+        else:
+            if iterations is not None or seconds is not None:
+                raise RulekitError(f"two budgets in bot {spec.strip()!r}")
+            iterations, seconds = _budget(option, spec.strip())
+    if iterations is None and seconds is None:
+        iterations = DEFAULT_ITERATIONS
+    return MctsBot(iterations=iterations, seconds=seconds, rollout=rollout or "random",
+                   rng=rng, name=text)
+
+
+def check_spec(spec: str) -> str:
+    """The spec normalised (stripped, lower case) once `make` accepts it."""
+    make(spec)
+    return spec.strip().lower()
+
+
+__all__ = ["BOTS", "Bot", "GreedyAgent", "MctsBot", "RandomAgent", "SPEC_PATTERN",
+           "check_spec", "known_bots", "make"]

@@ -1,0 +1,197 @@
+"""The bots: specs as users write them, and the search bot's promises (reproducible,
+blind to what its seat cannot see and to dice not yet rolled, and finding a clear move).
+
+How strong the bots are is measured in the README (`rulekit simulate`), not here.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_security_hidden import domino7_twins
+
+import rulekit
+from rulekit.bots import MctsBot, make
+from rulekit.cli import main
+from rulekit.errors import RulekitError
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+QWIXX = GAMES / "qwixx.yaml"
+
+
+def qwixx_roll(w1: int, w2: int, red: int = 1, yellow: int = 1, green: int = 1,
+               blue: int = 1) -> dict:
+    return {"white1": w1, "white2": w2, "red": red, "yellow": yellow, "green": green,
+            "blue": blue}
+
+
+# ---- specs ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("spec", "iterations", "seconds", "rollout"), [
+    ("mcts", 200, None, "random"),
+    ("mcts:400", 400, None, "random"),
+    (" MCTS:0.5s ", None, 0.5, "random"),
+    ("mcts:200:greedy", 200, None, "greedy"),
+    ("mcts:greedy:2s", None, 2.0, "greedy"),
+])
+def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rollout) -> None:
+    bot = make(spec, seed=1)
+    assert isinstance(bot, MctsBot)
+    assert (bot.iterations, bot.seconds, bot.rollout) == (iterations, seconds, rollout)
+    assert bot.name == spec.strip().lower()
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("alphazero", "unknown bot 'alphazero'; known bots: greedy, mcts, random"),
+    ("", "unknown bot ''"),
+    ("mcts:0", "bad budget '0' in bot 'mcts:0'"),
+    ("mcts:-5", "bad budget '-5'"),
+    ("mcts:lots", "bad budget 'lots'"),
+    ("mcts:0s", "bad budget '0s'"),
+    ("mcts:nans", "bad budget 'nans'"),
+    ("mcts:9999s", "seconds up to 600 (mcts:0.5s)"),
+    ("mcts:5000000", "iterations from 1 to 1000000"),
+    ("mcts:10:20", "two budgets in bot 'mcts:10:20'"),
+    ("mcts:greedy:random", "two rollout policies"),
+    ("greedy:5", "bot greedy takes no options"),
+])
+def test_bad_specs_say_what_is_wrong(spec, message) -> None:
+    with pytest.raises(RulekitError) as err:
+        make(spec)
+    assert message in str(err.value)
+
+
+def test_the_api_reaches_the_bots_from_the_package_and_they_play_their_own_rng() -> None:
+    state = rulekit.load_game(QWIXX).new_game(players=2, seed=4)
+    state.resolve_chance(qwixx_roll(3, 4, red=2, yellow=5))
+    picks = {name: [make(name, seed=9).choose(state).label for _ in range(2)]
+             for name in ("random", "greedy", "mcts:20")}
+    for name, labels in picks.items():
+        assert labels[0] == labels[1], name  # a seed gives the same move
+        assert labels[0] in {a.label for a in state.legal_actions()}
+    assert rulekit.bots.make is make
+
+
+def test_simulate_and_play_take_specs_and_refuse_bad_ones() -> None:
+    runner = CliRunner()
+    bad = runner.invoke(main, ["simulate", str(QWIXX), "--bots", "random,mcts:zero"])
+    assert bad.exit_code == 2
+    assert "bad budget 'zero'" in bad.output and "Traceback" not in bad.output
+    bad = runner.invoke(main, ["play", str(QWIXX), "--auto", "--bots", "mcts:1:2:3"])
+    assert bad.exit_code == 2 and "two budgets" in bad.output
+    ok = runner.invoke(main, ["simulate", str(QWIXX), "--games", "2", "--players", "2",
+                              "--bots", "mcts:5,greedy", "--json"])
+    assert ok.exit_code == 0, ok.output
+    assert "mcts:5" in ok.output and "greedy" in ok.output
+
+
+def test_a_level_may_name_a_search_bot_and_a_bad_one_is_a_located_error(tmp_path) -> None:
+    base = (GAMES / "qwixx.yaml").read_text()
+    good = tmp_path / "good.yaml"
+    good.write_text(base + "\nlevels:\n  - {min_score: 0, bots: [mcts:50:greedy]}\n")
+    assert rulekit.load_game(good).levels[0]["bots"] == ["mcts:50:greedy"]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(base + "\nlevels:\n  - {min_score: 0, bots: [mcts:fast]}\n")
+    with pytest.raises(rulekit.GameFileError) as err:
+        rulekit.load_game(bad)
+    assert "mcts:fast" in str(err.value)
+
+
+# ---- the search bot -------------------------------------------------------------------------
+def test_same_seed_same_decisions_and_statistics() -> None:
+    state = rulekit.load_game(QWIXX).new_game(players=3, seed=2)
+    state.resolve_chance(qwixx_roll(2, 5, red=6, yellow=3, green=2, blue=4))
+    runs = []
+    for _ in range(2):
+        bot = MctsBot(iterations=60)
+        label = bot.choose(state, random.Random(11)).label
+        runs.append((label, bot.stats))
+    assert runs[0] == runs[1]
+    assert sum(s["visits"] for s in runs[0][1].values()) == 60
+    other = MctsBot(iterations=60)
+    other.choose(state, random.Random(12))
+    assert other.stats != runs[0][1]  # the rng is what differs, and it matters
+
+
+def test_a_time_budget_stops_in_time() -> None:
+    state = rulekit.load_game(QWIXX).new_game(players=2, seed=2)
+    state.resolve_chance(qwixx_roll(2, 5, red=6))
+    bot = make("mcts:0.2s", seed=3)
+    started = time.perf_counter()
+    bot.choose(state)
+    assert time.perf_counter() - started < 1.0  # one iteration at most past the deadline
+    assert sum(s["visits"] for s in bot.stats.values()) >= 1
+
+
+def test_the_search_does_not_see_what_its_seat_cannot() -> None:
+    """Domino 7 positions alike for seat 0 but for the other hands and the stock's order:
+    the same rng gives the same decision and the same visits and values per action."""
+    a, b = domino7_twins()
+    assert a.view(0) == b.view(0) and a.view() != b.view()
+    results = []
+    for state in (a, b):
+        bot = MctsBot(iterations=40)
+        results.append((bot.choose(state, random.Random(21)).label, bot.stats))
+    assert results[0] == results[1]
+    assert sum(1 for s in results[0][1].values() if s["visits"]) > 1
+
+
+def test_the_search_does_not_know_the_dice_before_they_are_rolled() -> None:
+    """Two Qwixx games with other seeds (other dice to come) and the same roll so far
+    look the same to the bot: its statistics are equal for the same rng."""
+    game = rulekit.load_game(QWIXX)
+    stats = []
+    for seed in (1, 2):
+        state = game.new_game(players=2, seed=seed)
+        state.resolve_chance(qwixx_roll(4, 4, red=2, yellow=6, green=5, blue=1))
+        bot = MctsBot(iterations=40)
+        bot.choose(state, random.Random(5))
+        stats.append(bot.stats)
+    assert stats[0] == stats[1]
+
+
+def test_it_plans_both_actions_of_a_turn_where_greedy_takes_the_first_gain() -> None:
+    """Seat 0 has crossed red 2 to 6 and rolls two white sixes and a red six. Locking red
+    12 with the white sum gains 13 points at once, and greedy takes it; but the red six
+    with a white six locks red in action 2 as well, so crossing green 12 with the white
+    sum first gains both. The search finds that plan whatever its seed."""
+    state = rulekit.load_game(QWIXX).new_game(players=2, seed=3)
+    for v in (2, 3, 4, 5, 6):
+        # seat 0's turn: it crosses red v in action 1; then seat 1's: green 14 - v
+        for roll, action in ((qwixx_roll(1, v - 1), f"red {v}"),
+                             (qwixx_roll(6, 8 - v), f"green {14 - v}")):
+            state.resolve_chance(roll)
+            state.apply(action)  # the active player first
+            state.apply("pass")  # the other player's action 1
+            state.apply("pass")  # the active player's action 2
+    assert state.scores() == [15, 15]
+    state.resolve_chance(qwixx_roll(6, 6, red=6, yellow=2, green=2, blue=2))
+    assert state.current_player == 0
+    assert sorted(a.label for a in state.legal_actions()) == ["blue 12", "green 12", "pass",
+                                                              "red 12"]
+    assert make("greedy", seed=0).choose(state).label == "red 12"
+    for seed in range(3):
+        bot = MctsBot(iterations=150)
+        assert bot.choose(state, random.Random(seed)).label == "green 12"
+    state.apply("green 12")
+    state.apply("pass")  # seat 1
+    assert state.current_player == 0
+    assert MctsBot(iterations=100).choose(state, random.Random(0)).label == "red 12"
+    state.apply("red 12")
+    assert state.scores()[0] == 28 + 1
+
+
+def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(tmp_path) -> None:
+    levels = rulekit.load_game(GAMES / "domino7.yaml").levels
+    assert all(b.startswith("mcts") for b in levels[-1]["bots"])
+    assert not any(b.startswith("mcts") for level in levels[:-1] for b in level["bots"])
+    file = tmp_path / "slow.yaml"
+    file.write_text((GAMES / "domino7.yaml").read_text().split("\nlevels:")[0]
+                    + "\nlevels:\n  - {min_score: 0, bots: [mcts:0.4s, random, random]}\n")
+    result = CliRunner().invoke(main, ["play", str(file)], input="1\n1\n")
+    assert result.exit_code == 0, result.output
+    assert "player 1 (mcts:0.4s) is thinking..." in result.output
+    assert "player 2 (random) is thinking" not in result.output
