@@ -203,3 +203,27 @@ def test_play_keeps_back_the_seed_when_the_person_quits(tmp_path: Path) -> None:
 def test_a_game_without_hidden_parts_still_shows_its_seed_at_the_start() -> None:
     out = run("play", str(QWIXX), "--seed", "4242", input="pass\n").output
     assert "; seed 4242" in out.splitlines()[0]
+
+
+def test_choices_made_in_a_window_are_hidden_from_the_copies_of_later_seats() -> None:
+    # everyone decides the white sum at once: seat 1 must not learn what seat 0 chose
+    game = rulekit.load_game(QWIXX)
+
+    def after(choice: str) -> rulekit.State:
+        state = game.new_game(players=3, seed=1)
+        state.resolve_chance({"white1": 3, "white2": 4, "red": 6, "yellow": 1, "green": 2,
+                              "blue": 5})
+        state.apply(choice)
+        assert state.current_player == 1
+        return state
+
+    crossed, passed = after("red 7"), after("pass")
+    assert crossed.view(1) == passed.view(1)
+    copies = [s.determinize(1, random.Random(5)) for s in (crossed, passed)]
+    assert copies[0].log == copies[1].log
+    for copy in copies:  # the window resolves alike in both copies
+        copy.apply("pass")
+        copy.apply("pass")
+    assert copies[0].view(None) == copies[1].view(None)
+    # the real game is untouched: seat 0's cross is still its choice
+    assert crossed.log[-1] == {"seat": 0, "action": "red 7"}

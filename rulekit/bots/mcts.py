@@ -20,10 +20,8 @@ played for points. Selection is UCT with `EXPLORATION` as its constant; the play
 after the tree is random or greedy (`mcts:200:greedy`). The decision is the most
 visited root action.
 
-One gap is the engine's, not the search's: in a `together` window (everyone decides on
-the same state, the choices resolve afterwards) a copy keeps the choices already made
-by earlier seats, which the later seat's view does not show; so a later seat's search
-plays on from its opponents' real choices in that window.
+In a `together` window (everyone decides on the same state, the choices resolve
+afterwards) the copies imagine what earlier seats chose, which the later seat cannot see.
 
 Iteration budgets are reproducible: the same position, seed and budget give the same
 decision and the same statistics. A time budget (`mcts:0.5s`) is checked between

@@ -282,13 +282,16 @@ class State:
 
         The copy is a function of the seat's view, its public history and `rng` only: the
         pieces are pooled in a fixed order before the shuffle, the outcomes of secret chance
-        steps (a deal) are dropped from the copy's log, and the copy has no seed; so two
-        positions the seat cannot tell apart give equal copies for equal `rng`s.
+        steps (a deal) are dropped from the copy's log, the choices other seats made in a
+        window of simultaneous decisions that has not resolved yet are imagined anew, and
+        the copy has no seed; so two positions the seat cannot tell apart give equal copies
+        for equal `rng`s.
         """
         c = self.clone()
         for kind in self.game.components:
             if kind.hides_information:
                 kind.redeal_unseen(c, seat, rng)
+        _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
         secret = self._secret_chances()
@@ -501,6 +504,23 @@ class State:
             self.gvars[name] = value
         self._stale |= game.turn_reset_mask
         self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
+
+
+def _imagine_window_choices(c: State, seat: int, rng: random.Random) -> None:
+    """In the copy `c`, replace what other seats chose in an unresolved window of
+    simultaneous decisions (hidden until it resolves) by a legal choice drawn from `rng`,
+    in the frames and in the copy's log."""
+    for frame in c._stack:
+        if frame.__class__ is not WindowFrame or not frame.choices:
+            continue
+        decided = [i for i, e in enumerate(c.log) if "action" in e][-len(frame.choices):]
+        for k, (who, i) in enumerate(zip(frame.seats, decided)):
+            if who == seat:
+                continue
+            options = frame.step.actions(c, who, frame.env)
+            if options:
+                frame.choices[k] = rng.choice(options)
+                c.log[i] = {**c.log[i], "action": frame.choices[k].label}
 
 
 #: the names an end condition sees besides the globals: none (compiled code never writes to it)
