@@ -191,7 +191,8 @@ def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(tm
     file = tmp_path / "slow.yaml"
     file.write_text((GAMES / "domino7.yaml").read_text().split("\nlevels:")[0]
                     + "\nlevels:\n  - {min_score: 0, bots: [mcts:0.4s, random, random]}\n")
-    result = CliRunner().invoke(main, ["play", str(file)], input="1\n1\n")
+    # a fixed deal in which the search bot gets real decisions before the input ends
+    result = CliRunner().invoke(main, ["play", str(file), "--seed", "2"], input="1\n1\n")
     assert result.exit_code == 0, result.output
     assert "player 1 (mcts:0.4s) is thinking..." in result.output
     assert "player 2 (random) is thinking" not in result.output
