@@ -124,7 +124,7 @@ def not_contains(x: Any, xs: list) -> bool:
     return x not in xs
 
 
-def template_text(most: int, parts: tuple[str, ...]) -> str:
+def template_text(most: int, parts: Iterable[str]) -> str:
     """A template's text from its parts, refused when it is longer than `most`."""
     text = "".join(parts)
     charge(len(text) >> 4)

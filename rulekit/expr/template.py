@@ -7,7 +7,7 @@ from typing import Any
 
 from rulekit.expr import pysource as py
 from rulekit.expr import runtime
-from rulekit.expr.budget import MAX_STR, BudgetExceeded, charge
+from rulekit.expr.budget import MAX_STR
 from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
@@ -188,11 +188,6 @@ def _assemble(pieces: list[str | tuple[Fn, Callable[[Any], str]]]) -> Fn:
         for f, r, t in frozen:
             out.append(r(f(st, env)))
             out.append(t)
-        text = "".join(out)
-        charge(len(text) >> 4)
-        if len(text) > most:
-            raise BudgetExceeded(f"a text of {len(text)} characters, more than the "
-                                 f"{MAX_STR} allowed besides the template's own")
-        return text
+        return runtime.template_text(most, out)
 
     return template
