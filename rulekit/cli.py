@@ -248,6 +248,17 @@ def compile_(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...]) -
 
 # ---- simulate ----------------------------------------------------------------------------------
 # simulate, compare and sweep: the studies, whose logic lives in rulekit/studies/
+# where the games of a study (or of a ladder) run
+_jobs_option = click.option(
+    "--jobs", type=click.IntRange(min=1), default=None,
+    help="processes to play in; the report is the same for any number  "
+         "[default: every core; one for runs under 500 games]")
+_dask_option = click.option(
+    "--dask", metavar="ADDRESS",
+    help="play on a Dask cluster: tcp://HOST:PORT of its scheduler, or 'local' for one on "
+         "this machine (extra rulekit[dask]); the report is the same as a local run's")
+
+
 def _study_options(f: Any) -> Any:
     """The options every study takes: games, players, bots, seed, where to run, outputs."""
     options = [
@@ -256,13 +267,7 @@ def _study_options(f: Any) -> Any:
         click.option("--players", type=int, default=None,
                      help="players per game  [default: the game's minimum]"),
         _bots_option, _seed_option, _extends_option,
-        click.option("--jobs", type=click.IntRange(min=1), default=None,
-                     help="processes to play in; the report is the same for any number  "
-                          "[default: every core; one for runs under 500 games]"),
-        click.option("--dask", metavar="ADDRESS",
-                     help="play on a Dask cluster: tcp://HOST:PORT of its scheduler, or "
-                          "'local' for one on this machine (extra rulekit[dask]); the report "
-                          "is the same as a local run's"),
+        _jobs_option, _dask_option,
         click.option("--games-out", type=click.Path(dir_okay=False),
                      help="write one JSON line per game to this file (seed, bots, scores, "
                           "length, end reason)"),
@@ -369,18 +374,22 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
 @_seed_option
 @_set_option
 @_extends_option
+@_jobs_option
+@_dask_option
 @click.option("--json", "as_json", is_flag=True, help="print the ladder as JSON")
 def ladder(file: str, bots: list[str], games: int, players: int | None, seed: int,
-           sets: tuple[str, ...], extends_roots: tuple[str, ...], as_json: bool) -> None:
+           sets: tuple[str, ...], extends_roots: tuple[str, ...], jobs: int | None,
+           dask: str | None, as_json: bool) -> None:
     """Rate bots against each other: round-robin games, Bradley-Terry ratings (Elo scale,
     the first bot at 0) with 95% intervals, and head-to-head rates."""
     from rulekit.ladder import format_ladder
     from rulekit.ladder import ladder as run
+    from rulekit.studies.command import interruptible
 
-    with _user_errors():
+    with _user_errors(), interruptible():
         game = _load(file, sets, extends_roots)
         n = _players(game, players)
-        report = run(game, bots, games, n, seed)
+        report = run(game, bots, games, n, seed, jobs=jobs, dask=dask)
     click.echo(json.dumps(report, indent=2) if as_json else format_ladder(report))
 
 

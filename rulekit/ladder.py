@@ -7,6 +7,10 @@ the higher final score wins it, an equal score is half a win each. The compariso
 give each pair's head-to-head rate and, fitted together, a Bradley-Terry strength per
 bot, shown on the Elo scale (400 points = 10 to 1 odds) with the first bot at 0. The
 95% intervals come from resampling the games of every pair (a bootstrap).
+
+The games run through the studies' runner (in this process, in a pool of processes or
+on Dask), with the ladder's own seating and seeds (`RoundRobin`): the report is the same
+wherever they ran.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ import itertools
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rulekit.bots import check_spec, make
-from rulekit.errors import FlowError, RulekitError
-from rulekit.studies.play import derive_seed, play_game, seat_bots
+from rulekit.bots import check_spec
+from rulekit.errors import RulekitError
+from rulekit.studies.play import Seating, derive_seed, seat_bots
+from rulekit.studies.runner import Plan, Progress, run
 
 if TYPE_CHECKING:
     from rulekit import Game
@@ -83,9 +89,28 @@ def fit(bots: Sequence[str], wins: dict[tuple[str, str], float],
     return [400 * math.log10(x / strength[0]) for x in strength]
 
 
+@dataclass(frozen=True)
+class RoundRobin(Seating):
+    """Game `index` of a ladder is game `index % games` of the `index // games`-th pair
+    of bots, seeded by the pair and that game's number within the pair."""
+
+    games: int
+
+    def of(self, bots: Sequence[str], players: int, seed: int,
+           index: int) -> tuple[list[str], int, int]:
+        a, b = list(itertools.combinations(bots, 2))[index // self.games]
+        i = index % self.games
+        return (seat_bots([a, b], players, i), derive_seed(seed, "ladder", a, b, i),
+                derive_seed(seed, "ladder-bots", a, b, i))
+
+
 def ladder(game: Game, bots: list[str], games: int, players: int, seed: int,
-           progress: Callable[[int], Any] | None = None) -> dict[str, Any]:
-    """Play every pair of `bots` `games` times and rate them; JSON-able data."""
+           progress: Progress | None = None, jobs: int | None = 1,
+           dask: str | None = None) -> dict[str, Any]:
+    """Play every pair of `bots` `games` times and rate them; JSON-able data.
+
+    `jobs`/`dask` choose where the games run (`runner.run`), with the same report anywhere.
+    """
     bots = [check_spec(b) for b in bots]
     if len(set(bots)) != len(bots) or len(bots) < 2:
         raise RulekitError("a ladder needs two different bots at least, each named once")
@@ -95,21 +120,12 @@ def ladder(game: Game, bots: list[str], games: int, players: int, seed: int,
         raise RulekitError(f"{game.name} is for {game.min_players} to {game.max_players} "
                            f"players, not {players}")
     started = time.perf_counter()
+    pairs = [frozenset(p) for p in itertools.combinations(bots, 2)]
+    plan = Plan((game,), players, tuple(bots), seed, len(pairs) * games, RoundRobin(games))
     # per pair, per game: the comparisons it gave
-    played: dict[frozenset, list[dict[tuple[str, str], float]]] = {}
-    for a, b in itertools.combinations(bots, 2):
-        results = played.setdefault(frozenset((a, b)), [])
-        for i in range(games):
-            names = seat_bots([a, b], players, i)
-            state = game.new_game(players=players, seed=derive_seed(seed, "ladder", a, b, i))
-            rng = random.Random(derive_seed(seed, "ladder-bots", a, b, i))
-            try:
-                play_game(state, [make(n) for n in names], rng)
-            except FlowError as exc:
-                raise FlowError(f"game {i} of {a} against {b}: {exc}") from exc
-            results.append(_comparisons(state.scores(), names))
-            if progress is not None:
-                progress(1)
+    played: dict[frozenset, list[dict[tuple[str, str], float]]] = {p: [] for p in pairs}
+    for index, (record,) in enumerate(run(plan, jobs, dask, progress)):
+        played[pairs[index // games]].append(_comparisons(record["scores"], record["bots"]))
 
     def totals(sample: dict[frozenset, list[dict]]) -> tuple[dict, dict]:
         wins: dict[tuple[str, str], float] = {}

@@ -4,7 +4,8 @@ Game `i` of a study with seed `s` is the same game in any process and on any mac
 its dice come from `derive_seed(s, "game", i)`, its bots' choices from
 `derive_seed(s, "bots", i)`, and its seating from `seat_bots`. That is what lets a
 study run in parallel, on a cluster, or on two variants (compare, sweep) and still
-give the report of a run in one process.
+give the report of a run in one process. A study that seats and seeds its games
+otherwise (the ladder's round robin) brings its own `Seating`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulekit.agents import Agent, make_agent
@@ -40,6 +42,25 @@ def seat_bots(bots: Sequence[str], players: int, game_index: int) -> list[str]:
     return [bots[(seat + game_index) % k] for seat in range(players)]
 
 
+@dataclass(frozen=True)
+class Seating:
+    """Who plays game `index` of a study, and on which seeds: a study's own rule.
+
+    It travels with the study to other processes, so a subclass must pickle (a
+    module-level dataclass does).
+    """
+
+    def of(self, bots: Sequence[str], players: int, seed: int,
+           index: int) -> tuple[list[str], int, int]:
+        """(bot by seat, the game's seed, the bots' rng seed) of game `index`."""
+        return (seat_bots(bots, players, index), derive_seed(seed, "game", index),
+                derive_seed(seed, "bots", index))
+
+
+#: simulate's, compare's and sweep's seating
+STUDY = Seating()
+
+
 def play_game(state: State, agents: Sequence[Agent], rng: random.Random) -> int:
     """Play `state` to its end with one agent per seat; returns the number of decisions."""
     return _play(state, agents, rng)[0]
@@ -62,17 +83,17 @@ def _play(state: State, agents: Sequence[Agent], rng: random.Random) -> tuple[in
     return decisions, options, most
 
 
-def play_one(game: Game, players: int, bots: Sequence[str], seed: int, index: int) -> dict:
+def play_one(game: Game, players: int, bots: Sequence[str], seed: int, index: int,
+             seating: Seating = STUDY) -> dict:
     """Play game `index` of a study and return its record (JSON-able, one line of
     `--games-out`): seed, bots by seat, scores, winners, length, options, end reason.
 
     A `FlowError` (a rule that breaks at run time) is raised again naming the game and
     its seed, so that it can be reproduced with `rulekit play --auto`.
     """
-    game_seed = derive_seed(seed, "game", index)
-    names = seat_bots(bots, players, index)
+    names, game_seed, bots_seed = seating.of(bots, players, seed, index)
     agents = [make_agent(n) for n in names]
-    rng = random.Random(derive_seed(seed, "bots", index))
+    rng = random.Random(bots_seed)
     state = game.new_game(players=players, seed=game_seed)
     try:
         decisions, options, most = _play(state, agents, rng)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulekit.errors import FlowError, RulekitError
-from rulekit.studies.play import play_one
+from rulekit.studies.play import STUDY, Seating, play_one
 
 if TYPE_CHECKING:
     from rulekit import Game
@@ -70,20 +70,23 @@ _ONE_AT_A_TIME = threading.Lock()
 
 @dataclass(frozen=True)
 class Plan:
-    """What a study plays: its variants, players, bots, seed and number of games."""
+    """What a study plays: its variants, players, bots, seed, number of games and how
+    each game is seated and seeded."""
 
     games: Sequence[Game]
     players: int
     bots: tuple[str, ...]
     seed: int
     count: int
+    seating: Seating = STUDY
 
     def rows(self, index: int) -> Rows:
-        return tuple(play_one(g, self.players, self.bots, self.seed, index) for g in self.games)
+        return tuple(play_one(g, self.players, self.bots, self.seed, index, self.seating)
+                     for g in self.games)
 
 
 def play_batch(sides: Sequence[Side], players: int, bots: Sequence[str], seed: int,
-               start: int, stop: int) -> list[Rows] | tuple[str, str]:
+               seating: Seating, start: int, stop: int) -> list[Rows] | tuple[str, str]:
     """Play games start..stop-1 of every side (in a pool process or a Dask task).
 
     A rulekit error comes back as ("flow" or "error", message), since not every error
@@ -92,7 +95,7 @@ def play_batch(sides: Sequence[Side], players: int, bots: Sequence[str], seed: i
     with _ONE_AT_A_TIME:
         try:
             games = [s.game() for s in sides]
-            return [tuple(play_one(g, players, bots, seed, i) for g in games)
+            return [tuple(play_one(g, players, bots, seed, i, seating) for g in games)
                     for i in range(start, stop)]
         except FlowError as exc:
             return ("flow", str(exc))
@@ -140,7 +143,7 @@ def run(plan: Plan, jobs: int | None = 1, dask: str | None = None,
 
 
 def _shipment(plan: Plan) -> tuple:
-    return ([Side.of(g) for g in plan.games], plan.players, plan.bots, plan.seed)
+    return ([Side.of(g) for g in plan.games], plan.players, plan.bots, plan.seed, plan.seating)
 
 
 def _run_in_pool(plan: Plan, jobs: int, ranges: list[tuple[int, int]],
