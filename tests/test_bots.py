@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from test_security_hidden import domino7_twins
 
 import rulekit
+from rulekit import terminal
 from rulekit.bots import MctsBot, make
 from rulekit.cli import main
 from rulekit.errors import RulekitError
@@ -184,15 +185,18 @@ def test_it_plans_both_actions_of_a_turn_where_greedy_takes_the_first_gain() -> 
     assert state.scores()[0] == 28 + 1
 
 
-def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(tmp_path) -> None:
+def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     levels = rulekit.load_game(GAMES / "domino7.yaml").levels
     assert all(b.startswith("mcts") for b in levels[-1]["bots"])
     assert not any(b.startswith("mcts") for level in levels[:-1] for b in level["bots"])
     file = tmp_path / "slow.yaml"
     file.write_text((GAMES / "domino7.yaml").read_text().split("\nlevels:")[0]
-                    + "\nlevels:\n  - {min_score: 0, bots: [mcts:0.4s, random, random]}\n")
-    # a fixed deal in which the search bot gets real decisions before the input ends
+                    + "\nlevels:\n  - {min_score: 0, bots: [mcts:300, random, random]}\n")
+    # an iteration budget keeps the game the same on any machine; a note after 0.05 s
+    # shows for 300 iterations (a tenth of a second and more) and never for a random bot
+    monkeypatch.setattr(terminal, "THINKING_NOTE_AFTER", 0.05)
     result = CliRunner().invoke(main, ["play", str(file), "--seed", "2"], input="1\n1\n")
     assert result.exit_code == 0, result.output
-    assert "player 1 (mcts:0.4s) is thinking..." in result.output
+    assert "player 1 (mcts:300) is thinking..." in result.output
     assert "player 2 (random) is thinking" not in result.output
