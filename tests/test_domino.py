@@ -8,10 +8,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from test_cli import run
 
 import rulekit
-from rulekit.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMINO7 = ROOT / "games" / "domino7.yaml"
@@ -392,12 +391,6 @@ def test_domino_fives_deals_a_double_six_set_to_two_players_and_scores_fives() -
 
 
 # ---- the command line --------------------------------------------------------------------------
-def run(*args: str, input: str | None = None) -> Result:
-    result = CliRunner().invoke(main, list(args), input=input)
-    assert "Traceback" not in result.output
-    if result.exception is not None:
-        assert isinstance(result.exception, SystemExit), repr(result.exception)
-    return result
 
 
 def test_validate_accepts_domino7_and_its_variant() -> None:

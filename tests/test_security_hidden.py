@@ -15,11 +15,10 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from test_cli import run
 
 import rulekit
 from rulekit.agents import GreedyAgent
-from rulekit.cli import main
 from rulekit.simulate import derive_seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,12 +165,6 @@ def test_a_preview_is_not_seeded_by_the_game_seed() -> None:
 
 
 # ---- the seed in `rulekit play` ----------------------------------------------------------------
-def run(*args: str, input: str | None = None) -> Result:
-    result = CliRunner().invoke(main, list(args), input=input)
-    assert "Traceback" not in result.output
-    if result.exception is not None:
-        assert isinstance(result.exception, SystemExit), repr(result.exception)
-    return result
 
 
 def shows(seed: int, text: str) -> bool:
