@@ -57,6 +57,42 @@ def test_generated_code_plays_the_same_games_as_the_closures(path: Path) -> None
         assert course(fast, players, seed) == course(slow, players, seed), seed
 
 
+def random_game(game: rulekit.Game, players: int, seed: int) -> rulekit.State:
+    """A random game through the public calls, one move at a time."""
+    state, rng = game.new_game(players=players, seed=seed), random.Random(seed)
+    while not state.is_over:
+        if state.is_chance:
+            state.resolve_chance()
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_the_playout_fast_path_plays_the_same_games_as_one_call_per_move(path: Path) -> None:
+    game = rulekit.load_game(path)
+    players = PLAYERS.get(path.stem.split("-")[0], game.min_players)
+    for seed in range(10):
+        slow = random_game(game, players, seed)
+        fast = game.new_game(players=players, seed=seed)
+        made = fast.playout(random.Random(seed))
+        assert fast.is_over
+        assert (fast.log, fast.scores(), fast.end_reason) == (slow.log, slow.scores(),
+                                                              slow.end_reason), seed
+        assert made == sum(1 for e in slow.log if "action" in e and not e.get("forced"))
+
+
+def test_a_playout_can_stop_after_some_decisions_and_go_on_later() -> None:
+    game = rulekit.load_game(ROOT / "games" / "qwixx.yaml")
+    slow = random_game(game, 3, 4)
+    fast, rng = game.new_game(players=3, seed=4), random.Random(4)
+    assert fast.playout(rng, decisions=5) == 5
+    assert not fast.is_over
+    assert sum(1 for e in fast.log if "action" in e) == 5
+    fast.playout(rng)
+    assert fast.log == slow.log
+
+
 # -- shape: what a file says changes values, never the code --------------------------------
 
 GAME = """\

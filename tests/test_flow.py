@@ -76,3 +76,36 @@ def test_round_counts_rounds_of_turns(tmp_path):
     s = game.new_game(players=3, seed=1)
     assert s.turn == 7 and s.view()["phase"] == "spend"
     assert [p["gathered"] for p in s.view()["player_vars"]] == [4, 4, 4]
+
+
+DEFINES = """
+name: Defines
+players: {min: 2, max: 2}
+vars:
+  x: {init: 1}
+  seen: {init: 0}
+  total: {per: player, init: 0}
+define:
+  double: "x * 2"
+  quadruple: "double * 2"
+  mine: {per: player, expr: "player.total + double"}
+flow:
+  turn:
+    - add: {seen: "quadruple"}
+    - add: {x: 1}
+    - add: {seen: "quadruple * 100"}
+    - add: {active.total: "active.mine"}
+end:
+  when: {done: "x >= 4"}
+score: "player.total"
+"""
+
+
+def test_a_define_is_read_anew_after_every_change_it_depends_on(tmp_path):
+    """Defines are computed once per change of the state, never served stale."""
+    s = load(tmp_path, DEFINES).new_game(players=2, seed=0)
+    assert s.is_over
+    # turn 1: 4, x = 2, 800; turn 2: 8, x = 3, 1200; turn 3: 12, x = 4 ends the game
+    assert s.view()["vars"] == {"x": 4, "seen": 4 + 800 + 8 + 1200 + 12}
+    # player 0 (turn 1, x = 2): 0 + 4; player 1 (turn 2, x = 3): 0 + 6
+    assert s.scores() == [4, 6]

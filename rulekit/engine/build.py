@@ -254,7 +254,14 @@ def _view_prop(kind: Kind) -> property:
 def _define_prop(fn: S.Fn) -> property:
     def get(self: PlayerBase) -> Any:
         charge(1)  # defines that use defines twice double the work at every level
-        return fn(self.st, {"player": self})
+        st = self.st
+        key = (fn, self.seat)
+        hit = st._defs.get(key)
+        if hit is not None and hit[0] == st._version:
+            return hit[1]
+        value = fn(st, {"player": self})
+        st._defs[key] = (st._version, value)
+        return value
 
     return property(get)
 
@@ -262,7 +269,12 @@ def _define_prop(fn: S.Fn) -> property:
 def _define_global(fn: S.Fn) -> Callable[[Any], Any]:
     def get(st: Any) -> Any:
         charge(1)
-        return fn(st, {})
+        hit = st._defs.get(fn)
+        if hit is not None and hit[0] == st._version:
+            return hit[1]
+        value = fn(st, {})
+        st._defs[fn] = (st._version, value)
+        return value
 
     return get
 

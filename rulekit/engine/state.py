@@ -32,12 +32,16 @@ _CALLS = {"apply": "one move", "resolve_chance": "one chance step", "_start": "t
           "end_text": "the end text"}
 
 
+def _late(what: str) -> str:
+    return f"{what} (the game has used nearly all its work)"
+
+
 def _metered(method: Callable[..., T]) -> Callable[..., T]:
     """A public call runs under the work budget of one call, within what the game has left,
     so that neither one move nor a whole game of expensive moves can run for ever."""
     what = _CALLS[method.__name__]
 
-    late = f"{what} (the game has used nearly all its work)"
+    late = _late(what)
     per_call = budget.WORK_PER_CALL
 
     @functools.wraps(method)
@@ -90,6 +94,11 @@ class State:
         self._pending_chance: Any = None
         self._stack: list = []
         self._dirty = 0  # bits of the parts changed since the last check
+        # the values of `define`s, each with the version of the state it was computed on:
+        # every change of the state counts the version up, so a define is computed once
+        # per change however often it is read
+        self._version = 0
+        self._defs: dict = {}
         self._view_seeds: tuple = (None, -1, {})  # (decision, log length, {seat: seed})
         self.comps: list[Any] = [kind.new_state(self) for kind in game.components]
         self._make_views()
@@ -154,6 +163,9 @@ class State:
             legal = ", ".join(a.label for a in pending.actions)
             raise IllegalActionError(f"{label!r} is not a legal action for seat {pending.seat}; "
                                      f"legal: {legal}")
+        self._play(pending, chosen, label)
+
+    def _play(self, pending: Decision, chosen: Action, label: str) -> None:
         self._pending = None
         self.log.append({"seat": pending.seat, "action": label})
         window = pending.window
@@ -184,6 +196,9 @@ class State:
         step = self._pending_chance
         if step is None:
             raise ChanceError("no chance step is due now")
+        return self._chance(step, outcome)
+
+    def _chance(self, step: Any, outcome: Any) -> Any:
         view = self.gviews[step.component]
         if outcome is None:
             outcome = step.chance.sample(view, self.rng)
@@ -193,10 +208,48 @@ class State:
                 raise ChanceError(f"impossible {step.name} outcome {json.dumps(outcome)}: {why}")
         self._pending_chance = None
         step.chance.apply(view, outcome)
+        self._version += 1
         self._dirty |= step.writes
         self.log.append({"chance": step.name, "outcome": outcome})
         self._run()
         return outcome
+
+    def playout(self, rng: random.Random, decisions: int | None = None) -> int:
+        """Play on with random legal actions and sampled chance outcomes until the game
+        ends, or until `decisions` decisions were made; returns how many were made.
+
+        The same game as `apply(rng.choice(legal_actions()))` and `resolve_chance()` in a
+        loop, for the same `rng`, and each move under the same work budget, but without
+        the costs of one public call per move: the fast path of random simulation and of
+        search bots' rollouts.
+        """
+        made = 0
+        left = -1 if decisions is None else decisions
+        per_call = budget.WORK_PER_CALL
+        old, old_what = budget._left, budget._what
+        choice = rng.choice
+        try:
+            while not self.over and made != left:
+                pending = self._pending
+                units = self._work_left
+                what = _CALLS["apply" if pending is not None else "resolve_chance"]
+                if units >= per_call:
+                    units = per_call
+                else:
+                    what = _late(what)
+                budget._left, budget._what = units, what
+                try:
+                    if pending is None:
+                        self._chance(self._pending_chance, None)
+                    else:
+                        chosen = choice(pending.actions)
+                        self._play(pending, chosen, chosen.label)
+                        made += 1
+                finally:
+                    self._work_left -= units - budget._left
+        finally:
+            budget._left, budget._what = old, old_what
+        return made
 
     @_metered
     def scores(self) -> list[int]:
@@ -224,6 +277,7 @@ class State:
         c.pvars = [dict(p) for p in self.pvars]
         c.log = list(self.log)
         c._view_seeds = (None, -1, {})
+        c._defs = {}
         c.comps = [kind.copy_state(s) for kind, s in zip(self.game.components, self.comps)]
         c._make_views()
         stack = []
@@ -291,6 +345,7 @@ class State:
         for kind in self.game.components:
             if kind.hides_information:
                 kind.redeal_unseen(c, seat, rng)
+        c._version += 1
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
@@ -503,6 +558,7 @@ class State:
         for name, value in game.turn_resets_game:
             self.gvars[name] = value
         self._stale |= game.turn_reset_mask
+        self._version += 1
         self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
 
 

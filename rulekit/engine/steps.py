@@ -106,7 +106,10 @@ class Effect(Step):
 
     def run(self, st: State, env: dict) -> bool:
         view = self.target(st, env)
-        getattr(view, self.method)(*[a(st, env) for a in self.args])
+        args = [a(st, env) for a in self.args]
+        st._version += 1  # a define read while the effect runs (an `on_lock:`) is read anew
+        getattr(view, self.method)(*args)
+        st._version += 1
         st._dirty |= self.writes
         return False
 
@@ -138,6 +141,7 @@ class SetVar(Step):
                             "which is not a number a rule can use; is something divided by "
                             "a tiny number, or multiplied without end?")
         store[self.name] = value
+        st._version += 1
         st._dirty |= self.writes
         return False
 
