@@ -1,7 +1,8 @@
 """Game logs: JSON lines that record a game exactly, and rebuilding a game from one.
 
 The first line is a header (game file, params set, players, seed); then one line per
-entry of `State.log`: chance outcomes, decisions (forced ones marked) and `say` lines;
+entry of `State.log`: chance outcomes, decisions (forced ones marked) and `say` lines
+(a private one with the seat it is `to`);
 the last line is the result. Replaying imposes the logged chance outcomes and plays
 the logged decisions, so the seed is only a record.
 """
@@ -71,7 +72,7 @@ MAX_PATH = 4096  # characters of the game file's name
 
 _HEADER = {"rulekit_log", "game", "name", "params", "players", "seed"}
 _KINDS = {"chance": {"chance", "outcome"}, "action": {"seat", "action", "forced"},
-          "say": {"say"}, "result": {"result"}}
+          "say": {"say", "to"}, "result": {"result"}}
 
 
 class _Unreadable(ValueError):
@@ -244,6 +245,8 @@ def _check_entry(row: Any) -> str | None:
     elif kind == "say":
         if not isinstance(row["say"], str):
             return f"say must be a text, not {_what(row['say'])}"
+        if "to" in row and (not _is_int(row["to"]) or row["to"] < 0):
+            return f"to must be a seat, a whole number from 0, not {_what(row['to'])}"
     else:
         return _check_result(row["result"])
     return None

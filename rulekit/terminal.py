@@ -246,6 +246,8 @@ class Session:
         delta = {s: new[s] - old for s, old in enumerate(self.scores) if new[s] != old}
         self.scores = new
         for i, entry in enumerate(entries):
+            if entry.get("to", self.viewer) != self.viewer and self.viewer is not None:
+                continue  # a private line to another seat
             line = self._describe(entry)
             if "action" in entry:
                 self.moves[entry.get("seat")] = printable(str(entry["action"]))
@@ -287,6 +289,8 @@ class Session:
             line = printable(f"{self._name(seat)}: {entry['action']}{forced}")
             return self.paint(line, bold=True) if seat == self.human else line
         if "say" in entry:
+            if "to" in entry and self.viewer is None:  # an observer sees every private line
+                return printable(f"(to player {entry['to']} only) {entry['say']}")
             return printable(entry["say"])
         return json.dumps(entry)
 

@@ -368,6 +368,8 @@ ENTRIES = {
     "outcome-fraction": ('{"chance": "roll", "outcome": {"d1": 1.5, "d2": 1}}',
                          "does not fit the game"),
     "say-number": ('{"say": 5}', "say must be a text"),
+    "say-to-text": ('{"say": "psst", "to": "0"}', "to must be a seat"),
+    "say-to-negative": ('{"say": "psst", "to": -1}', "to must be a seat"),
     "unknown-kind": ('{"move": "pass"}', "not an entry of a log"),
     "unknown-field": (DECISION + ', "_line": 1}', "unknown field '_line'"),
     "not-an-object": ("[1, 2]", "each line must be a JSON object, not a list"),

@@ -743,6 +743,9 @@ class GameBuild:
         if key in ("set", "add"):
             return self.set_step(p, value, scope, key == "add")
         if key == "say":
+            if isinstance(value, dict):  # a private line: {to: PLAYER, text: TEMPLATE}
+                to = b.fn(p + ("to",), value.get("to"), scope, self.player_t)
+                return S.Say(b.template(p + ("text",), value.get("text"), scope), to)
             return S.Say(b.template(p, value, scope))
         if key in ("choose", "together"):
             return self.choose(p, value, scope, key == "together")

@@ -281,11 +281,11 @@ class State:
         Bots that look ahead search such copies, so they decide from their seat's view.
 
         The copy is a function of the seat's view, its public history and `rng` only: the
-        pieces are pooled in a fixed order before the shuffle, the outcomes of secret chance
-        steps (a deal) are dropped from the copy's log, the choices other seats made in a
-        window of simultaneous decisions that has not resolved yet are imagined anew, and
-        the copy has no seed; so two positions the seat cannot tell apart give equal copies
-        for equal `rng`s.
+        pieces are pooled in a fixed order before the shuffle, the copy's log is the seat's
+        (`log_for`: no outcomes of secret chance steps, no private lines to others), the
+        choices other seats made in a window of simultaneous decisions that has not
+        resolved yet are imagined anew, and the copy has no seed; so two positions the seat
+        cannot tell apart give equal copies for equal `rng`s.
         """
         c = self.clone()
         for kind in self.game.components:
@@ -294,13 +294,20 @@ class State:
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
-        secret = self._secret_chances()
-        if secret:
-            c.log = [{"chance": e["chance"]} if e.get("chance") in secret else e
-                     for e in c.log]
+        c.log = c.log_for(seat)
         # the steps run so far may have followed hidden data: the copy gets a fresh budget
         c._steps_left = self.game.max_steps
         return c
+
+    def log_for(self, seat: int | None) -> list[dict]:
+        """The log as `seat` may read it (all of it for an observer, None): the outcomes of
+        secret chance steps (a deal) without the outcome, and no private `say` line to
+        another seat (a tile drawn into a hidden hand)."""
+        if seat is None:
+            return list(self.log)
+        secret = self._secret_chances()
+        return [{"chance": e["chance"]} if e.get("chance") in secret else e
+                for e in self.log if e.get("to", seat) == seat]
 
     def _secret_chances(self) -> frozenset[str]:
         """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);

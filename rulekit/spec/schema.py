@@ -100,7 +100,11 @@ def _step() -> dict:
                 "additionalProperties": EXPR},
         "add": {"type": "object", "minProperties": 1, "maxProperties": 1,
                 "additionalProperties": EXPR},
-        "say": {"type": "string"},
+        "say": {"anyOf": [
+            {"type": "string"},
+            {"type": "object", "required": ["to", "text"], "additionalProperties": False,
+             "description": "a line only one player (and an observer) sees",
+             "properties": {"to": EXPR, "text": {"type": "string"}}}]},
     }
     for cls in REGISTRY.values():
         for name, chance in cls.chances.items():
