@@ -242,7 +242,9 @@ class Session:
         st = self.state
         entries = st.log[self.shown:]
         self.shown = len(st.log)
-        new = st.scores()
+        parts = st.end_scores()  # what the end added, by part (nothing while the game goes on)
+        end = [sum(p.values()) for p in parts]
+        new = [score - added for score, added in zip(st.scores(), end)]
         delta = {s: new[s] - old for s, old in enumerate(self.scores) if new[s] != old}
         self.scores = new
         for i, entry in enumerate(entries):
@@ -251,19 +253,21 @@ class Session:
             line = self._describe(entry)
             if "action" in entry:
                 self.moves[entry.get("seat")] = printable(str(entry["action"]))
-            if i == 0 and mover is not None and mover in delta and not st.is_over:
+            if i == 0 and mover is not None and mover in delta:
                 line += "  (" + self._delta(delta.pop(mover), new[mover]) + ")"
             click.echo(line)
-        if st.is_over:  # what the end itself scored (pips left, bonuses), apart from the moves
-            if delta:
-                click.echo("\n" + self.paint("--- scores changed by the last move and the end "
-                                              "of the game ---", bold=True))
-            for s, d in delta.items():
-                click.echo(f"  {self._name(s)}: {self._delta(d, new[s])}")
-            return
         for s, d in delta.items():  # effects that resolved now, or that hit other players
             move = self.moves.get(s)
             click.echo(f"  {self._name(s)}: {self._delta(d, new[s], move)}")
+        if any(v for p in parts for v in p.values()):  # the scoring at the end: apart
+            click.echo("\n" + self.paint("--- scoring at the end of the game ---", bold=True))
+            for s, d in enumerate(end):
+                made = [f"{v:+d} {name}" for name, v in parts[s].items() if v]
+                if made:
+                    total = f" (in all {d:+d})" if len(made) > 1 else ""
+                    click.echo(f"  {self._name(s)}: " + self.paint(
+                        f"{', '.join(made)}{total}, score {new[s] + d}",
+                        fg="green" if d > 0 else "red"))
 
     def _delta(self, d: int, now: int, move: str | None = None) -> str:
         """A score change, with the move that made it when that is not on the same line."""

@@ -317,6 +317,7 @@ def test_a_blocked_game_ends_after_a_full_round_of_passes_and_pips_count_against
     state.apply("0|4 left")                          # ends 4 and 3: 7, seat 1 scores 10
     assert points(state) == [0, 10, 0, 0]
     assert labels(state) == ["3|4 left", "3|4 right"]
+    assert state.end_scores() == [{}, {}, {}, {}]    # the end's scoring comes at the end
     state.apply("3|4 right")                         # both ends 4, and every 4 is laid
     # seats 3, 0, 1 draw the stock and pass; then seats 2, 3, 0 pass on an empty stock
     assert state.is_over and state.end_reason == "blocked"
@@ -326,6 +327,7 @@ def test_a_blocked_game_ends_after_a_full_round_of_passes_and_pips_count_against
     # remaining pips: seat 0 3|3 1|2 = 9, seat 1 1|1 1|3 = 6, seat 2 2|2 = 4,
     # seat 3 0|0 0|2 0|3 = 5; seat 1 leads with 10 - 6 = 4 and earns the bonus of 50
     assert state.scores() == [-9, 54, -4, -5]
+    assert [sum(p.values()) for p in state.end_scores()] == [-9, 44, -4, -5]
     assert state.winners() == [1]
 
 

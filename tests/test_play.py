@@ -351,6 +351,7 @@ def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_
 # ---- points where they were earned -------------------------------------------------------------
 MOVE = re.compile(r"^player (\d+) \([^)]*\): (.+?)(?:  \(([+-]\d+), score (-?\d+)\))?$")
 GAIN = re.compile(r"^  player (\d+) \([^)]*\): ([+-]\d+)(?: for (.+))?, score (-?\d+)$")
+END = re.compile(r"^  player (\d+) \([^)]*\): (.+), score (-?\d+)$")
 
 
 def shown_changes(out: str) -> tuple[dict[int, int], list[str]]:
@@ -359,9 +360,16 @@ def shown_changes(out: str) -> tuple[dict[int, int], list[str]]:
     total: dict[int, int] = {}
     moves: dict[int, str] = {}
     problems = []
+    at_end = False
     for line in out.splitlines():
         if line.startswith("--- turn "):
             moves = {}
+        at_end = line == "--- scoring at the end of the game ---" or (at_end and line != "")
+        m = END.match(line)
+        if at_end and m:  # the end's parts: "-14 pips left, +50 bonus (in all +36), score 156"
+            seat = int(m[1])
+            total[seat] = total.get(seat, 0) + sum(map(int, re.findall(r"([+-]\d+) [a-z]", m[2])))
+            continue
         m = MOVE.match(line)
         if m and not re.fullmatch(r"score -?\d+", m[2]):
             moves[int(m[1])] = m[2]
@@ -386,9 +394,39 @@ def test_each_score_change_is_shown_with_the_move_of_that_seat_and_they_add_up(f
     finals = re.search(r"^scores: (.*)$", out, re.M)[1]
     for seat, score in re.findall(r"player (\d+) \([^)]*\) (-?\d+)", finals):
         assert total.get(int(seat), 0) == int(score), (seat, total)
-    # the end's own scoring is a section of its own, after the last move
-    last_move = out.rindex("\nplayer ", 0, out.index("--- scores changed by the last move"))
-    assert "score" not in out[last_move:].split("\n")[1]
+    # the end's own scoring (Domino 7's pips left and bonus) is a section of its own
+    if file == DOMINO7:
+        section = out[out.index("--- scoring at the end of the game ---"):].split("\n\n")[0]
+        assert all(re.search(r": ([+-]\d+ (pips left|bonus)(, )?)+( \(in all [+-]\d+\))?, "
+                             r"score -?\d+$", line) for line in section.split("\n")[1:])
+    else:
+        assert "--- scoring at the end" not in out
+
+
+def test_the_last_move_s_points_stay_with_it_and_the_end_scoring_is_apart(tmp_path) -> None:
+    # Domino 7 with one tile each: seat 0 opens with 6|6 (end sum 12, divisor 4: 30
+    # points, doubled) and is out at once; then come the pips left and the bonus
+    params = {"highest_pip": 6, "hand_size": 1, "divisor": 4}
+    state = rulekit.load_game(DOMINO7, overrides=params).new_game(players=4, seed=1)
+    tiles = [[6, 6], [0, 1], [0, 2], [0, 3]]
+    state.resolve_chance(tiles + [[a, b] for a in range(7) for b in range(a, 7)
+                                  if [a, b] not in tiles])
+    state.apply("6|6")
+    assert state.is_over and state.scores() == [110, -1, -2, -3]
+    assert state.end_scores() == [{"pips left": 0, "bonus": 50}, {"pips left": -1, "bonus": 0},
+                                  {"pips left": -2, "bonus": 0}, {"pips left": -3, "bonus": 0}]
+    log = tmp_path / "game.jsonl"
+    header = {"rulekit_log": 1, "game": str(DOMINO7), "params": params, "players": 4,
+              "seed": 1}
+    log.write_text("\n".join(json.dumps(e) for e in [header, *state.log]) + "\n")
+    result = CliRunner().invoke(main, ["replay", str(log), "--game", str(DOMINO7)],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "player 0: 6|6  (+60, score 60)\nplayer 0 scores 60 (end sum 12)\n" in out
+    assert ("\n--- scoring at the end of the game ---\n  player 0: +50 bonus, score 110\n"
+            "  player 1: -1 pips left, score -1\n  player 2: -2 pips left, score -2\n"
+            "  player 3: -3 pips left, score -3\n") in out
 
 
 # ---- fitting the screen ------------------------------------------------------------------------

@@ -485,6 +485,15 @@ class GameBuild:
         out["finish"] = end.get("finish", "now")
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["score_where"] = b.where(("score",))
+        # what the end adds, in named parts: part of the score once the game is over
+        at_end = end.get("score")
+        parts = at_end.items() if isinstance(at_end, dict) else [
+            (AT_END, at_end)] if at_end is not None else []
+        out["end_score"] = [(str(name), b.fn(path, value, self.pscope, NUM), b.where(path))
+                            for name, value in parts
+                            for path in [("end", "score") + ((name,) if name != AT_END else ())]]
+        if parts:
+            out["score"] = _plus_at_end(out["score"], [fn for _n, fn, _w in out["end_score"]])
         out["score_bounds"] = self.score_bounds(out["min_players"], out["max_players"])
 
         # what `rulekit play` shows besides the components: lines of the game, of each player
@@ -923,6 +932,22 @@ class GameBuild:
             option.generate, source = made
             self.generated.append(source)
         return option
+
+
+#: the name of `end.score` written as one expression rather than named parts
+AT_END = "at the end"
+
+
+def _plus_at_end(score: S.Fn, parts: list[S.Fn]) -> S.Fn:
+    """The score with what the end adds (the parts of `end.score`) once the game is over."""
+    def total(st: Any, env: dict) -> Any:
+        value = score(st, env)
+        if st.over:
+            for part in parts:
+                value += part(st, env)
+        return value
+
+    return total
 
 
 def _seat_of(c: Compiled) -> Callable[[Any], int]:

@@ -29,7 +29,7 @@ T = TypeVar("T")
 _CALLS = {"apply": "one move", "resolve_chance": "one chance step", "_start": "the setup",
           "scores": "the scores", "preview": "one preview", "render": "the picture",
           "decision_help": "the help text", "decision_title": "the title",
-          "end_text": "the end text"}
+          "end_text": "the end text", "end_scores": "the end's scores"}
 
 
 def _metered(method: Callable[..., T]) -> Callable[..., T]:
@@ -207,6 +207,24 @@ class State:
                 out.append(int(round(fn(self, {"player": p}))))
         except RUNTIME_ERRORS as exc:
             raise _failed(self.game.score_where, "the score", exc) from exc
+        return out
+
+    @_metered
+    def end_scores(self) -> list[dict[str, int]]:
+        """What the end of the game added to each seat's score, by the parts the file's
+        `end.score` names (counted in `scores()` once the game is over); before the end,
+        or without `end.score`, nothing."""
+        if not self.over:
+            return [{} for _ in range(self.n)]
+        out: list[dict[str, int]] = []
+        for p in self.players:
+            parts = {}
+            for name, fn, where in self.game.end_score:
+                try:
+                    parts[name] = int(round(fn(self, {"player": p})))
+                except RUNTIME_ERRORS as exc:
+                    raise _failed(where, "the end's score", exc) from exc
+            out.append(parts)
         return out
 
     def winners(self) -> list[int]:

@@ -230,7 +230,14 @@ def game_schema() -> dict:
                                        "additionalProperties": {"type": "string"}}],
                                        "description": "per end condition, a sentence (a "
                                                       "template) saying why the game ended"},
-                                   "finish": {"enum": ["now", "round"]}}},
+                                   "finish": {"enum": ["now", "round"]},
+                                   "score": {"anyOf": [EXPR, {
+                                       "type": "object", "minProperties": 1,
+                                       "additionalProperties": EXPR}],
+                                       "description": "what the end of the game adds to "
+                                       "each player's score (`player` is the player), or "
+                                       "named parts of it; a section of its own in "
+                                       "`rulekit play`"}}},
             "score": EXPR,
             "score_bounds": {
                 "type": "object", "additionalProperties": False, "minProperties": 1,
