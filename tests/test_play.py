@@ -45,7 +45,8 @@ def run(*args: str, input: str | None = None, color: bool = False) -> Result:
 
 def last_choices(out: str) -> list[str]:
     """The labels of the last list of choices the person was shown."""
-    block = out[out.rindex("your choice"):].split("\n> ")[0]
+    block = out[:out.rindex("\n> ")]
+    block = block[block.rindex("\n\n") + 2:]  # the title (or "your choice"), then the choices
     cells = re.findall(r"(?:^ +| {2,})(\d+)\. (.+?)(?= {2,}\d+\. |$)", block, re.M)
     return [label for _, label in sorted(cells, key=lambda c: int(c[0]))]
 
@@ -165,10 +166,11 @@ def test_level_x_shows_the_board_chips_left_and_each_players_chips(tmp_path: Pat
             where = positions[i]
             key = ("off" if where == 0 else "X" if where == board["lengths"][i] else str(where))
             assert str(seat) in fields[key].split(), (lane, seat, row)
-    for seat in range(2):
-        won = ", ".join(f"{k}: {c}" for k, c in zip(view["won"]["keys"],
-                                                     view["won"]["counts"][seat]))
-        assert f"won: {won}" in player_block(picture, seat)
+    won = ", ".join(f"{k}: {c}" for k, c in zip(view["won"]["keys"], view["won"]["counts"][0]))
+    assert f"won: {won}" in player_block(picture, 0)
+    # the opponent while you decide: a line, with the chips taken row by row
+    won = " ".join(f"{k}:{c}" for k, c in zip(view["won"]["keys"], view["won"]["counts"][1]))
+    assert re.search(rf"^player 1( \(active\))?: score \d+ \| chips {won}$", picture, re.M)
 
 
 def test_domino_shows_your_hand_and_no_tile_of_another_hand(tmp_path: Path) -> None:
@@ -197,7 +199,7 @@ def test_domino_shows_your_hand_and_no_tile_of_another_hand(tmp_path: Path) -> N
 
 # ---- bots, logs and replays --------------------------------------------------------------------
 def printed_scores(out: str) -> list[int]:
-    line = re.findall(r"^scores: (.*)$", out, re.M)[-1]
+    line = re.findall(r"^scores: (.*(?:\n  .*)*)$", out, re.M)[-1].replace("\n ", "")
     return [int(x) for x in re.findall(r"(-?\d+)(?:,|$)", line)]
 
 
@@ -437,19 +439,25 @@ def at_width(columns: int, *args: str, input: str) -> str:
 
 
 def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_choices() -> None:
-    out = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="pass\n")
-    screen = out[out.rindex("\n== "):out.rindex("\n> ")].strip("\n").split("\n")
-    assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
+    # five players, a whole game: every prompt's screen fits 24 rows
+    out = at_width(80, "play", QWIXX, "--players", "5", "--seed", "3", input="1\n" * 40)
+    assert out.count("\n> ") > 20 and "\ngame over after " in out
+    for at in [m.start() for m in re.finditer("\n> ", out)]:
+        screen = out[out.rindex("\n== ", 0, at):at].strip("\n").split("\n")
+        assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
     assert all(len(line) <= 80 for line in out.split("\n"))
     text = "\n".join(screen)
     assert re.search(r"^dice: white1 \d", text, re.M)
     mine = player_block(last_picture(out), 0)
     assert all(re.search(rf"^    {row} ", mine, re.M) for row in ("red", "yellow", "green", "blue"))
-    for seat in (1, 2):  # each opponent in a line (wrapped at most once), with no sheet
-        block = re.search(rf"^player {seat}: score -?\d+ \| row scores: .*\n(    .*\n)?", text,
-                          re.M)
-        assert block and "crosses" not in block[0]
+    for seat in (1, 2, 3, 4):  # each opponent in a line: the file's summary, no sheet
+        assert re.search(rf"^player {seat}( \(active\))?: score -?\d+ \| crosses red \d+ "
+                         rf"yellow \d+ green \d+ blue \d+(, penalties [1-9])?$", text, re.M)
     assert "pass" in last_choices(out)
+    # a long row of tiles, the players' names, the scores: all within a narrow width
+    narrow = at_width(60, "play", DOMINO7, "--seed", "3", input="1\n" * 60)
+    assert "\nscores: " in narrow and re.search(r"^line \(\d\d tiles", narrow, re.M)
+    assert max(len(line) for line in narrow.split("\n")) <= 60
     # the help is wrapped to the width, and 'show' draws everybody in full
     narrow = at_width(60, "play", QWIXX, "--seed", "3", input="?\n")
     words = narrow[narrow.index("\n> ?") + 4:].split("\n   1. ")[0]  # the help text

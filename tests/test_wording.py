@@ -65,7 +65,7 @@ def test_qwixx_names_each_decision_and_says_when_passing_costs_a_penalty():
     assert crossed.decision_title() == "white + colour: the active player only"
     # the terminal shows the title right above the choices
     out = CliRunner().invoke(main, ["play", str(QWIXX), "--seed", "1"], input="").output
-    assert "\nwhite sum " in out and ": everyone may cross it\nplayer 0 (you), your choice" in out
+    assert "\nwhite sum " in out and ": everyone may cross it\n   1. " in out
 
 
 def test_qwixx_announces_a_lock_and_the_die_that_leaves():

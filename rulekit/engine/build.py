@@ -498,7 +498,8 @@ class GameBuild:
 
         # what `rulekit play` shows besides the components: lines of the game, of each player
         display = data.get("display") or {}
-        for part, scope in (("game", self.scope), ("player", self.pscope)):
+        for part, scope in (("game", self.scope), ("player", self.pscope),
+                            ("summary", self.pscope)):
             lines = display.get(part) or []
             paths = [("display", part)] if isinstance(lines, str) else [
                 ("display", part, i) for i in range(len(lines))]

@@ -373,9 +373,9 @@ class State:
         }
 
     @_metered
-    def render(self, seat: int | None = None) -> str:
-        """The game as text for a person at `seat`."""
-        return self.game.render(self, seat)
+    def render(self, seat: int | None = None, compact: bool = False) -> str:
+        """The game as text for a person at `seat`; `compact`: the others a line each."""
+        return self.game.render(self, seat, compact)
 
     @_metered
     def decision_help(self) -> str:

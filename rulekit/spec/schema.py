@@ -170,6 +170,9 @@ def _display() -> dict:
             "game": lines | {"description": "lines about the whole game"},
             "player": lines | {"description": "lines in each player's block; `player` is "
                                               "that player"},
+            "summary": lines | {"description": "an opponent in one line while a person "
+                                               "decides (parts joined by ' | '); `player` "
+                                               "is that player"},
         },
     }
 
