@@ -277,7 +277,6 @@ class GameBuild:
         self.data = src.data
         self.runs: list[tuple[Path_, S.Run]] = []
         self.procs: dict[str, tuple[S.Step, ...]] = {}
-        self.spliced: set[str] = set()
         self.kinds: dict[str, Kind] = {}
         #: the source of every generated function, for `rulekit compile`
         self.generated: list[str] = []
@@ -427,7 +426,6 @@ class GameBuild:
 
         # the flow
         flow = data.get("flow") or {}
-        runs = self.runs
         procs = flow.get("procedures") or {}
         compiled_procs = self.procs
         for name, body in procs.items():
@@ -441,12 +439,6 @@ class GameBuild:
                 out["first_player"] = _seat_of(c)
         else:
             out["first_player"] = None
-        unused = set(compiled_procs) - {r.name for _p, r in runs} - self.spliced
-        if any(r.name not in compiled_procs for _p, r in runs):
-            unused = set()  # a misspelt `run:` may be the one meant to run it: reported alone
-        for name in sorted(unused):
-            b.error(("flow", "procedures", name), f"procedure '{name}' is never run",
-                    "every part of the flow must be reachable; remove it or `run:` it")
 
         # triggers, end, score
         triggers = []
@@ -672,7 +664,6 @@ class GameBuild:
             if (isinstance(item, dict) and set(item) == {"run"} and isinstance(item["run"], str)
                     and item["run"] in self.procs):
                 # a procedure compiled already is spliced in: no frame to push at run time
-                self.spliced.add(item["run"])
                 out.extend(self.procs[item["run"]])
                 continue
             if isinstance(item, dict) and "let" in item:
