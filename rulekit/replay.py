@@ -28,10 +28,11 @@ FORMAT = 1
 
 
 class LogError(RulekitError):
-    """The log cannot be read, or does not fit the game; `line` is its 1-based line."""
+    """The log cannot be read, or does not fit the game; `line` is its 1-based line (None
+    when the file itself cannot be read)."""
 
-    def __init__(self, file: str, line: int, message: str) -> None:
-        super().__init__(f"{file}:{line}: {message}")
+    def __init__(self, file: str, line: int | None, message: str) -> None:
+        super().__init__(f"{file}:{line}: {message}" if line is not None else f"{file}: {message}")
         self.file = file
         self.line = line
 
@@ -105,10 +106,12 @@ def read_log(path: str | Path) -> GameLog:
     name = str(path)
     try:
         data = read_limited(path, MAX_LOG_BYTES)
+    except FileNotFoundError:
+        raise LogError(name, None, "no such file") from None
     except UnreadableFile as exc:
-        raise LogError(name, 1, f"cannot read the log: {exc.reason}") from None
+        raise LogError(name, None, f"cannot read the log: {exc.reason}") from None
     except (OSError, ValueError) as exc:
-        raise LogError(name, 1, "cannot read the log: "
+        raise LogError(name, None, "cannot read the log: "
                        f"{getattr(exc, 'strerror', None) or exc}") from None
     try:
         text = data.decode("utf-8")
