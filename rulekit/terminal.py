@@ -341,10 +341,12 @@ class Session:
         labels = [a.label for a in st.legal_actions()]
         title = " ".join(st.decision_title().split())
         head = wrap(title).split("\n") if title else []
-        # the picture again if what was printed since would push its top off the screen
-        below = self.lines + 1 + max(len(head), 1) + len(columns(self._cells(labels))) + 1
-        self.show_picture(again=self.picture.count("\n") + 2 + below > height())
-        self._echo("")
+        # the picture again if what was printed since would push its top off the screen;
+        # below it a blank line, the title, the choices and the prompt
+        below = 1 + max(len(head), 1) + len(columns(self._cells(labels))) + 1
+        self.show_picture(again=self.picture.count("\n") + 2 + self.lines + below > height())
+        if self.picture.count("\n") + 2 + self.lines + below <= height():
+            self._echo("")  # the blank line only where the screen has room for it
         if title:  # what the decision is, right above the choices
             for line in head:
                 self._echo(self.paint(line, fg="cyan", bold=True))

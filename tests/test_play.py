@@ -467,6 +467,18 @@ def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_cho
     assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
 
 
+def test_level_x_with_four_players_fits_24_rows_at_every_prompt() -> None:
+    out = at_width(80, "play", LEVELX, "--players", "4", "--seed", "3", input="1\n" * 40)
+    prompts = [m.start() for m in re.finditer("\n> ", out)]
+    assert len(prompts) > 20 and "\ngame over after " in out
+    for at in prompts:  # from the picture's heading to the prompt itself
+        screen = out[out.rindex("\n== ", 0, at) + 1:at + 2].split("\n")
+        assert len(screen) <= 24, "\n".join(screen)
+        assert re.search(r"^dice: d1 \d", "\n".join(screen), re.M)
+        assert all(re.search(rf"^player {seat}\b.*: score \d+ \| chips 5:\d+ ",
+                             "\n".join(screen), re.M) for seat in (1, 2, 3))
+
+
 def test_rows_and_choices_named_by_a_colour_are_shown_in_it_in_a_colour_terminal() -> None:
     red = click.style("red", fg="red", bold=True)
     coloured = run("play", QWIXX, "--seed", "1", input="", color=True).output
