@@ -276,6 +276,7 @@ class GameBuild:
         self.params = params
         self.data = src.data
         self.runs: list[tuple[Path_, S.Run]] = []
+        self.private_lines = False
         self.procs: dict[str, tuple[S.Step, ...]] = {}
         self.kinds: dict[str, Kind] = {}
         #: the source of every generated function, for `rulekit compile`
@@ -499,6 +500,7 @@ class GameBuild:
             out[f"display_{part}"] = [(b.template(p, text, scope), b.where(p))
                                       for p, text in zip(paths, lines)]
         out["generated"] = self.generated
+        out["private_lines"] = self.private_lines  # `say: {to: ...}`: the log has secrets
         # variables reset at each turn change without a step: they count as changed
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
@@ -745,6 +747,7 @@ class GameBuild:
             return self.set_step(p, value, scope, key == "add")
         if key == "say":
             if isinstance(value, dict):  # a private line: {to: PLAYER, text: TEMPLATE}
+                self.private_lines = True
                 to = b.fn(p + ("to",), value.get("to"), scope, self.player_t)
                 return S.Say(b.template(p + ("text",), value.get("text"), scope), to)
             return S.Say(b.template(p, value, scope))

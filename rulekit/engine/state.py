@@ -312,7 +312,8 @@ class State:
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
-        c.log = c.log_for(seat)
+        if self.game.private_lines or self._secret_chances():
+            c.log = c.log_for(seat)
         # the steps run so far may have followed hidden data: the copy gets a fresh budget
         c._steps_left = self.game.max_steps
         return c
