@@ -48,7 +48,8 @@ def fit(text: str) -> str:
 def compact_picture(text: str, viewer: int) -> str:
     """The picture with every other player's block as one line (wrapped): the header and
     the block's one-line items, without the parts drawn over several lines (a sheet);
-    the shared parts and the viewer's own block stay whole."""
+    the shared parts and the viewer's own block stay whole. A file's `display.summary`
+    makes that line itself (`render(seat, compact=True)`); this is the fallback."""
     out: list[str] = []
     lines = text.split("\n")
     i = 0
