@@ -26,6 +26,7 @@ from rulekit.terminal import (
     Session,
     colour_wanted,
     echo_description,
+    echo_headed,
     echo_result,
     fresh_seed,
     hides_information,
@@ -485,8 +486,8 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int |
         rng = random.Random(derive_seed(seed, "bots", "play"))
         # the seed deals every hidden part: a game with any is told its seed at the end
         seed_note = "" if hides_information(game) else f"; seed {seed}"
-        click.echo(paint(f"{game.name}, {n} players: ", bold=True)
-                   + ", ".join(who[s] for s in range(n)) + seed_note)
+        echo_headed(paint, f"{game.name}, {n} players: ",
+                    ", ".join(who[s] for s in range(n)) + seed_note)
         echo_description(game, human)
         session = Session(state, who, paint, human, agents, rng, game.name)
         if run_session(session, log, "the game stops at"):

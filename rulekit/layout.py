@@ -19,16 +19,37 @@ def width() -> int:
     return max(MIN_WIDTH, min(MAX_WIDTH, shutil.get_terminal_size((80, 24)).columns))
 
 
+def height() -> int:
+    """The terminal's height in lines (LINES when set); 24 when it is unknown."""
+    return max(10, shutil.get_terminal_size((80, 24)).lines)
+
+
 def wrap(text: str, indent: str = "", later: str | None = None) -> str:
     """A paragraph wrapped to the terminal's width (spacing in the text is not kept)."""
     return textwrap.fill(" ".join(text.split()), width(), initial_indent=indent,
                          subsequent_indent=indent if later is None else later)
 
 
+def fit(text: str) -> str:
+    """Every line of a picture within the width: a longer one wrapped at its spaces, the
+    rest indented two more than the line (a row of tiles, a long summary)."""
+    w = width()
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= w:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        out.append(textwrap.fill(line.strip(), w, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_on_hyphens=False))
+    return "\n".join(out)
+
+
 def compact_picture(text: str, viewer: int) -> str:
     """The picture with every other player's block as one line (wrapped): the header and
     the block's one-line items, without the parts drawn over several lines (a sheet);
-    the shared parts and the viewer's own block stay whole."""
+    the shared parts and the viewer's own block stay whole. A file's `display.summary`
+    makes that line itself (`render(seat, compact=True)`); this is the fallback."""
     out: list[str] = []
     lines = text.split("\n")
     i = 0

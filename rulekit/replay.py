@@ -1,7 +1,8 @@
 """Game logs: JSON lines that record a game exactly, and rebuilding a game from one.
 
 The first line is a header (game file, params set, players, seed); then one line per
-entry of `State.log`: chance outcomes, decisions (forced ones marked) and `say` lines;
+entry of `State.log`: chance outcomes, decisions (forced ones marked) and `say` lines
+(a private one with the seat it is `to`);
 the last line is the result. Replaying imposes the logged chance outcomes and plays
 the logged decisions, so the seed is only a record.
 """
@@ -27,10 +28,11 @@ FORMAT = 1
 
 
 class LogError(RulekitError):
-    """The log cannot be read, or does not fit the game; `line` is its 1-based line."""
+    """The log cannot be read, or does not fit the game; `line` is its 1-based line (None
+    when the file itself cannot be read)."""
 
-    def __init__(self, file: str, line: int, message: str) -> None:
-        super().__init__(f"{file}:{line}: {message}")
+    def __init__(self, file: str, line: int | None, message: str) -> None:
+        super().__init__(f"{file}:{line}: {message}" if line is not None else f"{file}: {message}")
         self.file = file
         self.line = line
 
@@ -71,7 +73,7 @@ MAX_PATH = 4096  # characters of the game file's name
 
 _HEADER = {"rulekit_log", "game", "name", "params", "players", "seed"}
 _KINDS = {"chance": {"chance", "outcome"}, "action": {"seat", "action", "forced"},
-          "say": {"say"}, "result": {"result"}}
+          "say": {"say", "to"}, "result": {"result"}}
 
 
 class _Unreadable(ValueError):
@@ -104,10 +106,12 @@ def read_log(path: str | Path) -> GameLog:
     name = str(path)
     try:
         data = read_limited(path, MAX_LOG_BYTES)
+    except FileNotFoundError:
+        raise LogError(name, None, "no such file") from None
     except UnreadableFile as exc:
-        raise LogError(name, 1, f"cannot read the log: {exc.reason}") from None
+        raise LogError(name, None, f"cannot read the log: {exc.reason}") from None
     except (OSError, ValueError) as exc:
-        raise LogError(name, 1, "cannot read the log: "
+        raise LogError(name, None, "cannot read the log: "
                        f"{getattr(exc, 'strerror', None) or exc}") from None
     try:
         text = data.decode("utf-8")
@@ -244,6 +248,8 @@ def _check_entry(row: Any) -> str | None:
     elif kind == "say":
         if not isinstance(row["say"], str):
             return f"say must be a text, not {_what(row['say'])}"
+        if "to" in row and (not _is_int(row["to"]) or row["to"] < 0):
+            return f"to must be a seat, a whole number from 0, not {_what(row['to'])}"
     else:
         return _check_result(row["result"])
     return None

@@ -20,7 +20,7 @@ import click
 
 from rulekit.agents import Agent, make_agent
 from rulekit.errors import RulekitError
-from rulekit.layout import columns, compact_picture, wrap
+from rulekit.layout import columns, compact_picture, fit, height, wrap
 from rulekit.text import printable
 
 #: seconds a bot may think before a person playing is told that it is thinking
@@ -66,6 +66,13 @@ class Paint:
 
 #: the colours a terminal shows, by the names a game may give its rows or dice
 _COLOURS = frozenset({"red", "green", "yellow", "blue", "magenta", "cyan", "white"})
+
+
+def echo_headed(paint: Paint, head: str, rest: str) -> None:
+    """A line that starts with a bold head, wrapped to the terminal's width."""
+    text = wrap(printable(head + rest), later="  ")
+    click.echo(paint(text[:len(head)], bold=True) + text[len(head):] if text.startswith(head)
+               else text)
 
 
 def hides_information(game: Any) -> bool:
@@ -183,6 +190,7 @@ class Session:
         self.shown = 0
         self.scores = state.scores()
         self.picture = ""
+        self.lines = 0  # printed since the picture
         self.turn: int | None = None
         self.moves: dict[int | None, str] = {}  # each seat's last move this turn
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
@@ -199,7 +207,7 @@ class Session:
                 self.turn = st.turn
                 self.moves = {}
                 head = f"turn {st.turn}: {self._name(st.active)}" if st.turn else "setup"
-                click.echo("\n" + self.paint(f"--- {head} ---", bold=True))
+                self._echo("\n" + self.paint(f"--- {head} ---", bold=True))
             if st.is_chance:
                 if chance is not None:
                     chance(st)
@@ -232,6 +240,12 @@ class Session:
             note.cancel()
             note.join()
 
+    def _echo(self, text: str = "", nl: bool = True) -> None:
+        """Print, counting the lines printed since the picture (`_ask` draws it again when
+        they would push it off the screen)."""
+        click.echo(text, nl=nl)
+        self.lines += text.count("\n") + 1
+
     # ---- what happened -------------------------------------------------------------------
     def _name(self, seat: int | None) -> str:
         return self.who.get(seat, f"player {seat}") if seat is not None else "nobody"
@@ -242,26 +256,32 @@ class Session:
         st = self.state
         entries = st.log[self.shown:]
         self.shown = len(st.log)
-        new = st.scores()
+        parts = st.end_scores()  # what the end added, by part (nothing while the game goes on)
+        end = [sum(p.values()) for p in parts]
+        new = [score - added for score, added in zip(st.scores(), end)]
         delta = {s: new[s] - old for s, old in enumerate(self.scores) if new[s] != old}
         self.scores = new
         for i, entry in enumerate(entries):
+            if entry.get("to", self.viewer) != self.viewer and self.viewer is not None:
+                continue  # a private line to another seat
             line = self._describe(entry)
             if "action" in entry:
                 self.moves[entry.get("seat")] = printable(str(entry["action"]))
-            if i == 0 and mover is not None and mover in delta and not st.is_over:
+            if i == 0 and mover is not None and mover in delta:
                 line += "  (" + self._delta(delta.pop(mover), new[mover]) + ")"
-            click.echo(line)
-        if st.is_over:  # what the end itself scored (pips left, bonuses), apart from the moves
-            if delta:
-                click.echo("\n" + self.paint("--- scores changed by the last move and the end "
-                                              "of the game ---", bold=True))
-            for s, d in delta.items():
-                click.echo(f"  {self._name(s)}: {self._delta(d, new[s])}")
-            return
+            self._echo(line)
         for s, d in delta.items():  # effects that resolved now, or that hit other players
             move = self.moves.get(s)
-            click.echo(f"  {self._name(s)}: {self._delta(d, new[s], move)}")
+            self._echo(f"  {self._name(s)}: {self._delta(d, new[s], move)}")
+        if any(v for p in parts for v in p.values()):  # the scoring at the end: apart
+            self._echo("\n" + self.paint("--- scoring at the end of the game ---", bold=True))
+            for s, d in enumerate(end):
+                made = [f"{v:+d} {name}" for name, v in parts[s].items() if v]
+                if made:
+                    total = f" (in all {d:+d})" if len(made) > 1 else ""
+                    text = f"{self._name(s)}: {', '.join(made)}{total}, score {new[s] + d}"
+                    for line in wrap(text, "  ", "    ").split("\n"):
+                        self._echo(self.paint(line, fg="green" if d > 0 else "red"))
 
     def _delta(self, d: int, now: int, move: str | None = None) -> str:
         """A score change, with the move that made it when that is not on the same line."""
@@ -287,49 +307,60 @@ class Session:
             line = printable(f"{self._name(seat)}: {entry['action']}{forced}")
             return self.paint(line, bold=True) if seat == self.human else line
         if "say" in entry:
+            if "to" in entry and self.viewer is None:  # an observer sees every private line
+                return printable(f"(to player {entry['to']} only) {entry['say']}")
             return printable(entry["say"])
         return json.dumps(entry)
 
     # ---- the picture ---------------------------------------------------------------------
-    def show_picture(self, when: str = "", full: bool = False) -> None:
-        """The game as the viewer may see it; not again when nothing changed since. While
-        a person plays, the others' blocks are one line each (unless `full`), so that
-        the picture and the choices fit one screen."""
+    def show_picture(self, when: str = "", full: bool = False, again: bool = False) -> None:
+        """The game as the viewer may see it; not again when nothing changed since (unless
+        `again`). While a person plays, the others' blocks are one line each (unless
+        `full`), so that the picture and the choices fit one screen."""
         st = self.state
-        text = st.render(self.viewer)
-        if self.viewer is not None and not st.is_over and not full:
-            text = compact_picture(text, self.viewer)
-        if text == self.picture and not full:
+        compact = self.viewer is not None and not st.is_over and not full
+        text = st.render(self.viewer, compact=compact)
+        text = fit(compact_picture(text, self.viewer) if compact else text)
+        if text == self.picture and not full and not again:
             return
         self.picture = text
         when = when or (f"the end, after turn {st.turn}" if st.is_over else f"turn {st.turn}")
-        head = f"== {self.title}, {when} =="
-        click.echo("\n" + self.paint(head, fg="cyan", bold=True))
+        self._echo("")
+        for line in wrap(f"== {self.title}, {when} ==", later="   ").split("\n"):
+            self._echo(self.paint(line, fg="cyan", bold=True))
         for line in text.split("\n"):
             line = printable(line)
-            click.echo(self.paint(line, bold=True) if line.startswith("player ")
+            self._echo(self.paint(line, bold=True) if line.startswith("player ")
                        else self.paint.tint(line))
+        self.lines = 0
 
     # ---- the person's choice -------------------------------------------------------------
     def _ask(self, seat: int) -> str:
         """The label the person picks; asks again, saying why, until it is a legal one."""
         st = self.state
         labels = [a.label for a in st.legal_actions()]
-        self.show_picture()
         title = " ".join(st.decision_title().split())
-        click.echo("")
-        for line in wrap(title).split("\n") if title else ():
-            click.echo(self.paint(line, fg="cyan", bold=True))
-        click.echo(self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
+        head = wrap(title).split("\n") if title else []
+        # the picture again if what was printed since would push its top off the screen;
+        # below it a blank line, the title, the choices and the prompt
+        below = 1 + max(len(head), 1) + len(columns(self._cells(labels))) + 1
+        self.show_picture(again=self.picture.count("\n") + 2 + self.lines + below > height())
+        if self.picture.count("\n") + 2 + self.lines + below <= height():
+            self._echo("")  # the blank line only where the screen has room for it
+        if title:  # what the decision is, right above the choices
+            for line in head:
+                self._echo(self.paint(line, fg="cyan", bold=True))
+        else:
+            self._echo(self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
         self._list(labels)
         while True:
-            click.echo("> ", nl=False)
+            self._echo("> ", nl=False)
             line = sys.stdin.readline()
             if not line:
                 raise EndOfInput
             text = " ".join(line.split())
             if not is_tty(sys.stdin):
-                click.echo(printable(text))  # a pipe is not echoed: keep the transcript legible
+                self._echo(printable(text))  # a pipe is not echoed: keep the transcript legible
             if not text:
                 continue
             if text.lower() in ("?", "help") and text not in labels:
@@ -345,22 +376,25 @@ class Session:
             if label is not None:
                 if label != text:
                     note = f"  ({why})" if why else ""
-                    click.echo(printable(f"  = {label}{note}"))
+                    self._echo(printable(f"  = {label}{note}"))
                 return label
-            click.echo(self.paint(why, fg="yellow"))
+            self._echo(self.paint(why, fg="yellow"))
 
     def _list(self, labels: list[str]) -> None:
         """The choices, numbered, in as many columns as fit (colour added after the layout)."""
-        cells = [f"{i:>2}. {printable(label)}" for i, label in enumerate(labels, 1)]
-        for row in columns(cells):
-            click.echo("  " + "".join(self.paint(c[:c.index(".") + 1], fg="cyan")
+        for row in columns(self._cells(labels)):
+            self._echo("  " + "".join(self.paint(c[:c.index(".") + 1], fg="cyan")
                                       + self.paint.tint(c[c.index(".") + 1:]) for c in row))
+
+    @staticmethod
+    def _cells(labels: list[str]) -> list[str]:
+        return [f"{i:>2}. {printable(label)}" for i, label in enumerate(labels, 1)]
 
     def _help(self, labels: list[str]) -> None:
         text = self.state.decision_help()
         if text:
-            click.echo(wrap(printable(" ".join(text.split()))))
-        click.echo(wrap(
+            self._echo(wrap(printable(" ".join(text.split()))))
+        self._echo(wrap(
             f"Type a number from 1 to {len(labels)} or a label as listed (in any case and "
             "spacing; the first words of a label do when they fit one choice only). A number "
             "is the choice listed with it; '=TEXT' is the label TEXT; 'show' shows every "
@@ -428,11 +462,11 @@ def echo_result(session: Session, seed_line: str | None = None) -> None:
     scores = state.scores()
     winners = state.winners()
     click.echo("")
-    click.echo(paint("scores: ", bold=True)
-               + ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
+    echo_headed(paint, "scores: ", ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
     label = "winner" if len(winners) == 1 else "winners (shared)"
     click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
-    click.echo(f"game over after {state.turn} turns: {printable(_end_reason(state))}")
+    click.echo(wrap(f"game over after {state.turn} turns: {printable(_end_reason(state))}",
+                    later="  "))
     click.echo(seed_line or f"seed {state.seed}")
 
 
@@ -473,11 +507,13 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
             level_bots = [level_bots]
         agents, who = seat_agents(n, human, level_bots)
         level_seed = derive_seed(seed, "level", i)
-        click.echo("\n" + paint(f"=== {game.name}, level {i} of {len(levels)}: {name}; "
-                                f"score more than {minimum} to pass ===", fg="cyan", bold=True))
+        click.echo("")
+        for line in wrap(f"=== {game.name}, level {i} of {len(levels)}: {name}; score more "
+                         f"than {minimum} to pass ===", later="    ").split("\n"):
+            click.echo(paint(line, fg="cyan", bold=True))
         # the seed deals every hidden part: a game with any is told its seed at the end
         seed_note = "" if hides_information(game) else f"; seed {level_seed}"
-        click.echo(", ".join(who[s] for s in range(n)) + seed_note)
+        click.echo(wrap(", ".join(who[s] for s in range(n)) + seed_note, later="  "))
         if i == first:
             echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)

@@ -99,10 +99,15 @@ def test_unknown_component_in_a_chance_step(tmp_path):
     assert "dize" in d.message and d.hint == "did you mean 'dice'?"
 
 
-def test_a_procedure_that_is_never_run_is_unreachable(tmp_path):
-    text = QWIXX.replace("    - run: colour_sum\n", "")
-    (d,) = errors(tmp_path, text)
-    assert "never run" in d.message and "colour_sum" in d.message
+def test_a_procedure_that_is_never_run_loads_and_does_nothing(tmp_path):
+    # a warning for `rulekit validate` (tests/test_designer.py), not an error
+    path = tmp_path / "game.yaml"
+    path.write_text(QWIXX.replace("    - run: colour_sum\n", ""))
+    state = rulekit.load_game(path).new_game(players=2, seed=1)
+    state.resolve_chance()
+    state.apply("pass")
+    state.apply("pass")     # the white sum for both players, and no colour action: turn 2
+    assert state.turn == 2 and state.is_chance
 
 
 def test_override_of_unknown_param_or_wrong_type(tmp_path):

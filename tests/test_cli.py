@@ -68,6 +68,13 @@ def test_validate_a_missing_file_is_an_invalid_file(tmp_path: Path) -> None:
     assert "nowhere.yaml" in result.output
 
 
+def test_a_missing_log_is_no_such_file_without_a_line_number(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.jsonl"
+    result = run("replay", str(missing))
+    assert result.exit_code == 1
+    assert f"{missing}: no such file" in result.output and f"{missing}:1" not in result.output
+
+
 def test_validate_without_a_file_is_a_usage_error() -> None:
     result = run("validate")
     assert result.exit_code == 2

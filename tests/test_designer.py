@@ -60,6 +60,17 @@ def test_parts_that_do_nothing_are_warnings_and_errors_only_when_strict(folder: 
     assert {d["severity"] for d in entry["diagnostics"]} == {"warning"}
 
 
+def test_a_procedure_nothing_runs_is_a_warning_at_its_name(folder: Path) -> None:
+    path = variant(folder, "flow:\n  procedures:\n    bonus_round:\n      - say: hello\n")
+    result = run("validate", path)
+    assert result.exit_code == 0, result.output
+    assert f"{path}:5:5: warning: procedure 'bonus_round' is never run" in result.output
+    assert "`run:` it" in result.output
+    assert run("validate", "--strict", path).exit_code == 1
+    # a procedure a `run:` names is no warning: the shipped games run all of theirs
+    assert "never run" not in run("validate", folder / "qwixx.yaml").output
+
+
 def test_options_whose_label_leaves_out_a_name_that_tells_them_apart_are_a_warning(
         folder: Path) -> None:
     lines = (folder / "qwixx.yaml").read_text().split("\n")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 import shutil
 from functools import cache
 from pathlib import Path
@@ -59,7 +61,8 @@ def hand(state: rulekit.State, seat: int) -> list[str]:
 
 
 def says(state: rulekit.State) -> list[str]:
-    return [e["say"] for e in state.log if "say" in e]
+    """The lines everyone reads (not the private ones, `to` one seat)."""
+    return [e["say"] for e in state.log if "say" in e and "to" not in e]
 
 
 def points(state: rulekit.State) -> list[int]:
@@ -140,12 +143,56 @@ def test_a_drawn_tile_that_fits_is_laid_at_once_and_the_log_says_so() -> None:
     state.apply("2|4 right")
     # seat 2 holds 1|3 0|3 3|3: nothing fits 4 or 2; it draws 0|4, which fits on the left
     assert state.current_player == 3
-    assert state.log[-3:] == [{"seat": 1, "action": "2|4 right"},
+    assert state.log[-4:] == [{"seat": 1, "action": "2|4 right"},
                               {"say": "player 2 draws a tile"},
+                              {"say": "you drew 0|4", "to": 2},
                               {"seat": 2, "action": "0|4 left", "forced": True}]
     assert line(state)["line"] == ["0|4", "4|4", "4|2"]
     assert hand(state, 2) == ["0|3", "1|3", "3|3"]
     assert state.view()["components"]["hand"]["stock"]["count"] == 2
+
+
+def test_the_drawn_tile_is_told_to_its_drawer_and_reaches_no_other_seat_or_bot() -> None:
+    state = four_four()
+    state.apply("4|4")
+    state.apply("2|4 right")                     # seat 2 draws 0|4
+    assert [e for e in state.log if "to" in e] == [{"say": "you drew 0|4", "to": 2}]
+    assert {"say": "you drew 0|4", "to": 2} in state.log_for(2)
+    assert {"say": "you drew 0|4", "to": 2} in state.determinize(2, random.Random(1)).log
+    for seat in (0, 1, 3):
+        seen = [state.log_for(seat), state.determinize(seat, random.Random(1)).log,
+                state.view(seat)]
+        assert "you drew" not in json.dumps(seen)
+        assert "you drew" not in state.render(seat)
+    # the deal's outcome is the other secret of the log: nobody but an observer reads it
+    assert "outcome" not in state.log_for(2)[0] and "outcome" in state.log_for(None)[0]
+
+
+def test_a_private_line_names_a_player_and_is_checked_where_it_stands(tmp_path) -> None:
+    shutil.copy(DOMINO7, tmp_path / "domino7.yaml")
+    variant = tmp_path / "v.yaml"
+    variant.write_text("extends: domino7.yaml\nflow:\n  procedures:\n    pass:\n"
+                       "      - say: {to: 3, text: psst}\n")
+    result = run("validate", str(variant))
+    assert result.exit_code == 1 and f"{variant}:5:" in result.output, result.output
+    assert "Player" in result.output
+    variant.write_text("extends: domino7.yaml\nflow:\n  procedures:\n    pass:\n"
+                       "      - say: {text: psst}\n")
+    result = run("validate", str(variant))
+    assert result.exit_code == 1 and "'to' is missing" in result.output
+
+
+def test_play_tells_you_your_drawn_tiles_and_nobody_else_s() -> None:
+    out = run("play", str(DOMINO7), "--seed", "3", input="1\n" * 60).output
+    lines = out.split("\n")
+    told = [i for i, line in enumerate(lines) if line.startswith("you drew ")]
+    assert told and len(told) == out.count("player 0 draws a tile")
+    assert all(lines[i - 1] == "player 0 draws a tile" for i in told)
+    assert "(to player" not in out
+    # an observer (a replay) reads every private line, marked with its seat
+    watched = run("play", str(DOMINO7), "--auto", "--seed", "3").output
+    assert re.search(r"^player (\d) draws a tile\n\(to player \1 only\) you drew \d+\|\d+$",
+                     watched, re.M)
 
 
 def test_a_drawn_tile_that_fits_both_ends_lets_the_player_choose() -> None:
@@ -270,6 +317,7 @@ def test_a_blocked_game_ends_after_a_full_round_of_passes_and_pips_count_against
     state.apply("0|4 left")                          # ends 4 and 3: 7, seat 1 scores 10
     assert points(state) == [0, 10, 0, 0]
     assert labels(state) == ["3|4 left", "3|4 right"]
+    assert state.end_scores() == [{}, {}, {}, {}]    # the end's scoring comes at the end
     state.apply("3|4 right")                         # both ends 4, and every 4 is laid
     # seats 3, 0, 1 draw the stock and pass; then seats 2, 3, 0 pass on an empty stock
     assert state.is_over and state.end_reason == "blocked"
@@ -279,6 +327,7 @@ def test_a_blocked_game_ends_after_a_full_round_of_passes_and_pips_count_against
     # remaining pips: seat 0 3|3 1|2 = 9, seat 1 1|1 1|3 = 6, seat 2 2|2 = 4,
     # seat 3 0|0 0|2 0|3 = 5; seat 1 leads with 10 - 6 = 4 and earns the bonus of 50
     assert state.scores() == [-9, 54, -4, -5]
+    assert [sum(p.values()) for p in state.end_scores()] == [-9, 44, -4, -5]
     assert state.winners() == [1]
 
 

@@ -45,7 +45,8 @@ def run(*args: str, input: str | None = None, color: bool = False) -> Result:
 
 def last_choices(out: str) -> list[str]:
     """The labels of the last list of choices the person was shown."""
-    block = out[out.rindex("your choice"):].split("\n> ")[0]
+    block = out[:out.rindex("\n> ")]
+    block = block[block.rindex("\n\n") + 2:]  # the title (or "your choice"), then the choices
     cells = re.findall(r"(?:^ +| {2,})(\d+)\. (.+?)(?= {2,}\d+\. |$)", block, re.M)
     return [label for _, label in sorted(cells, key=lambda c: int(c[0]))]
 
@@ -165,10 +166,11 @@ def test_level_x_shows_the_board_chips_left_and_each_players_chips(tmp_path: Pat
             where = positions[i]
             key = ("off" if where == 0 else "X" if where == board["lengths"][i] else str(where))
             assert str(seat) in fields[key].split(), (lane, seat, row)
-    for seat in range(2):
-        won = ", ".join(f"{k}: {c}" for k, c in zip(view["won"]["keys"],
-                                                     view["won"]["counts"][seat]))
-        assert f"won: {won}" in player_block(picture, seat)
+    won = ", ".join(f"{k}: {c}" for k, c in zip(view["won"]["keys"], view["won"]["counts"][0]))
+    assert f"won: {won}" in player_block(picture, 0)
+    # the opponent while you decide: a line, with the chips taken row by row
+    won = " ".join(f"{k}:{c}" for k, c in zip(view["won"]["keys"], view["won"]["counts"][1]))
+    assert re.search(rf"^player 1( \(active\))?: score \d+ \| chips {won}$", picture, re.M)
 
 
 def test_domino_shows_your_hand_and_no_tile_of_another_hand(tmp_path: Path) -> None:
@@ -197,7 +199,7 @@ def test_domino_shows_your_hand_and_no_tile_of_another_hand(tmp_path: Path) -> N
 
 # ---- bots, logs and replays --------------------------------------------------------------------
 def printed_scores(out: str) -> list[int]:
-    line = re.findall(r"^scores: (.*)$", out, re.M)[-1]
+    line = re.findall(r"^scores: (.*(?:\n  .*)*)$", out, re.M)[-1].replace("\n ", "")
     return [int(x) for x in re.findall(r"(-?\d+)(?:,|$)", line)]
 
 
@@ -351,6 +353,7 @@ def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_
 # ---- points where they were earned -------------------------------------------------------------
 MOVE = re.compile(r"^player (\d+) \([^)]*\): (.+?)(?:  \(([+-]\d+), score (-?\d+)\))?$")
 GAIN = re.compile(r"^  player (\d+) \([^)]*\): ([+-]\d+)(?: for (.+))?, score (-?\d+)$")
+END = re.compile(r"^  player (\d+) \([^)]*\): (.+), score (-?\d+)$")
 
 
 def shown_changes(out: str) -> tuple[dict[int, int], list[str]]:
@@ -359,9 +362,16 @@ def shown_changes(out: str) -> tuple[dict[int, int], list[str]]:
     total: dict[int, int] = {}
     moves: dict[int, str] = {}
     problems = []
+    at_end = False
     for line in out.splitlines():
         if line.startswith("--- turn "):
             moves = {}
+        at_end = line == "--- scoring at the end of the game ---" or (at_end and line != "")
+        m = END.match(line)
+        if at_end and m:  # the end's parts: "-14 pips left, +50 bonus (in all +36), score 156"
+            seat = int(m[1])
+            total[seat] = total.get(seat, 0) + sum(map(int, re.findall(r"([+-]\d+) [a-z]", m[2])))
+            continue
         m = MOVE.match(line)
         if m and not re.fullmatch(r"score -?\d+", m[2]):
             moves[int(m[1])] = m[2]
@@ -386,9 +396,39 @@ def test_each_score_change_is_shown_with_the_move_of_that_seat_and_they_add_up(f
     finals = re.search(r"^scores: (.*)$", out, re.M)[1]
     for seat, score in re.findall(r"player (\d+) \([^)]*\) (-?\d+)", finals):
         assert total.get(int(seat), 0) == int(score), (seat, total)
-    # the end's own scoring is a section of its own, after the last move
-    last_move = out.rindex("\nplayer ", 0, out.index("--- scores changed by the last move"))
-    assert "score" not in out[last_move:].split("\n")[1]
+    # the end's own scoring (Domino 7's pips left and bonus) is a section of its own
+    if file == DOMINO7:
+        section = out[out.index("--- scoring at the end of the game ---"):].split("\n\n")[0]
+        assert all(re.search(r": ([+-]\d+ (pips left|bonus)(, )?)+( \(in all [+-]\d+\))?, "
+                             r"score -?\d+$", line) for line in section.split("\n")[1:])
+    else:
+        assert "--- scoring at the end" not in out
+
+
+def test_the_last_move_s_points_stay_with_it_and_the_end_scoring_is_apart(tmp_path) -> None:
+    # Domino 7 with one tile each: seat 0 opens with 6|6 (end sum 12, divisor 4: 30
+    # points, doubled) and is out at once; then come the pips left and the bonus
+    params = {"highest_pip": 6, "hand_size": 1, "divisor": 4}
+    state = rulekit.load_game(DOMINO7, overrides=params).new_game(players=4, seed=1)
+    tiles = [[6, 6], [0, 1], [0, 2], [0, 3]]
+    state.resolve_chance(tiles + [[a, b] for a in range(7) for b in range(a, 7)
+                                  if [a, b] not in tiles])
+    state.apply("6|6")
+    assert state.is_over and state.scores() == [110, -1, -2, -3]
+    assert state.end_scores() == [{"pips left": 0, "bonus": 50}, {"pips left": -1, "bonus": 0},
+                                  {"pips left": -2, "bonus": 0}, {"pips left": -3, "bonus": 0}]
+    log = tmp_path / "game.jsonl"
+    header = {"rulekit_log": 1, "game": str(DOMINO7), "params": params, "players": 4,
+              "seed": 1}
+    log.write_text("\n".join(json.dumps(e) for e in [header, *state.log]) + "\n")
+    result = CliRunner().invoke(main, ["replay", str(log), "--game", str(DOMINO7)],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "player 0: 6|6  (+60, score 60)\nplayer 0 scores 60 (end sum 12)\n" in out
+    assert ("\n--- scoring at the end of the game ---\n  player 0: +50 bonus, score 110\n"
+            "  player 1: -1 pips left, score -1\n  player 2: -2 pips left, score -2\n"
+            "  player 3: -3 pips left, score -3\n") in out
 
 
 # ---- fitting the screen ------------------------------------------------------------------------
@@ -399,19 +439,25 @@ def at_width(columns: int, *args: str, input: str) -> str:
 
 
 def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_choices() -> None:
-    out = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="pass\n")
-    screen = out[out.rindex("\n== "):out.rindex("\n> ")].strip("\n").split("\n")
-    assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
+    # five players, a whole game: every prompt's screen fits 24 rows
+    out = at_width(80, "play", QWIXX, "--players", "5", "--seed", "3", input="1\n" * 40)
+    assert out.count("\n> ") > 20 and "\ngame over after " in out
+    for at in [m.start() for m in re.finditer("\n> ", out)]:
+        screen = out[out.rindex("\n== ", 0, at):at].strip("\n").split("\n")
+        assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
     assert all(len(line) <= 80 for line in out.split("\n"))
     text = "\n".join(screen)
     assert re.search(r"^dice: white1 \d", text, re.M)
     mine = player_block(last_picture(out), 0)
     assert all(re.search(rf"^    {row} ", mine, re.M) for row in ("red", "yellow", "green", "blue"))
-    for seat in (1, 2):  # each opponent in a line (wrapped at most once), with no sheet
-        block = re.search(rf"^player {seat}: score -?\d+ \| row scores: .*\n(    .*\n)?", text,
-                          re.M)
-        assert block and "crosses" not in block[0]
+    for seat in (1, 2, 3, 4):  # each opponent in a line: the file's summary, no sheet
+        assert re.search(rf"^player {seat}( \(active\))?: score -?\d+ \| crosses red \d+ "
+                         rf"yellow \d+ green \d+ blue \d+(, penalties [1-9])?$", text, re.M)
     assert "pass" in last_choices(out)
+    # a long row of tiles, the players' names, the scores: all within a narrow width
+    narrow = at_width(60, "play", DOMINO7, "--seed", "3", input="1\n" * 60)
+    assert "\nscores: " in narrow and re.search(r"^line \(\d\d tiles", narrow, re.M)
+    assert max(len(line) for line in narrow.split("\n")) <= 60
     # the help is wrapped to the width, and 'show' draws everybody in full
     narrow = at_width(60, "play", QWIXX, "--seed", "3", input="?\n")
     words = narrow[narrow.index("\n> ?") + 4:].split("\n   1. ")[0]  # the help text
@@ -419,6 +465,18 @@ def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_cho
     assert "Everyone may cross" in words and max(len(line) for line in words.split("\n")) <= 60
     full = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="show\n")
     assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
+
+
+def test_level_x_with_four_players_fits_24_rows_at_every_prompt() -> None:
+    out = at_width(80, "play", LEVELX, "--players", "4", "--seed", "3", input="1\n" * 40)
+    prompts = [m.start() for m in re.finditer("\n> ", out)]
+    assert len(prompts) > 20 and "\ngame over after " in out
+    for at in prompts:  # from the picture's heading to the prompt itself
+        screen = out[out.rindex("\n== ", 0, at) + 1:at + 2].split("\n")
+        assert len(screen) <= 24, "\n".join(screen)
+        assert re.search(r"^dice: d1 \d", "\n".join(screen), re.M)
+        assert all(re.search(rf"^player {seat}\b.*: score \d+ \| chips 5:\d+ ",
+                             "\n".join(screen), re.M) for seat in (1, 2, 3))
 
 
 def test_rows_and_choices_named_by_a_colour_are_shown_in_it_in_a_colour_terminal() -> None:

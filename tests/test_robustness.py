@@ -182,8 +182,6 @@ CASES = [
     # ---- semantics ----------------------------------------------------------------------------
     Case("unknown-procedure", swap("- run: gain", "- run: gian"), r"unknown procedure 'gian'",
          r"did you mean 'gain'\?", at="gian", path="flow.turn[1].choose.options[0].do[0].run"),
-    Case("procedure-never-run", swap("    gain:\n", "    gain:\n      - say: hi\n    idle:\n"),
-         r"procedure 'idle' is never run", r"reachable", at="- add", path="flow.procedures.idle"),
     Case("unknown-component", swap("- roll: dice", "- roll: dcie"), r"unknown component 'dcie'",
          r"did you mean 'dice'\?", at="dcie", path="flow.turn[0].roll"),
     Case("players-min-above-max", swap("{min: 2, max: 3}", "{min: 3, max: 2}"),

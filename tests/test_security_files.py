@@ -290,7 +290,7 @@ def test_replay_of_a_pipe_or_device_is_refused_without_blocking(
         log = Path(source)
     done = cli_process("replay", log)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"{log}:1: cannot read the log: it is a " in done.stderr
+    assert f"{log}: cannot read the log: it is a " in done.stderr
 
 
 def test_replay_of_a_log_over_the_limits(logged: Path, monkeypatch) -> None:
@@ -299,7 +299,7 @@ def test_replay_of_a_log_over_the_limits(logged: Path, monkeypatch) -> None:
     monkeypatch.setattr(replay, "MAX_LOG_BYTES", 200)
     result = cli("replay", logged)
     assert result.exit_code == 1
-    assert f"{logged}:1: cannot read the log: it has more than 200 bytes" in result.stderr
+    assert f"{logged}: cannot read the log: it has more than 200 bytes" in result.stderr
     monkeypatch.setattr(replay, "MAX_LOG_BYTES", 10**8)
     monkeypatch.setattr(replay, "MAX_LOG_LINES", 3)
     result = cli("replay", logged)
@@ -368,6 +368,8 @@ ENTRIES = {
     "outcome-fraction": ('{"chance": "roll", "outcome": {"d1": 1.5, "d2": 1}}',
                          "does not fit the game"),
     "say-number": ('{"say": 5}', "say must be a text"),
+    "say-to-text": ('{"say": "psst", "to": "0"}', "to must be a seat"),
+    "say-to-negative": ('{"say": "psst", "to": -1}', "to must be a seat"),
     "unknown-kind": ('{"move": "pass"}', "not an entry of a log"),
     "unknown-field": (DECISION + ', "_line": 1}', "unknown field '_line'"),
     "not-an-object": ("[1, 2]", "each line must be a JSON object, not a list"),

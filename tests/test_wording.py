@@ -65,7 +65,18 @@ def test_qwixx_names_each_decision_and_says_when_passing_costs_a_penalty():
     assert crossed.decision_title() == "white + colour: the active player only"
     # the terminal shows the title right above the choices
     out = CliRunner().invoke(main, ["play", str(QWIXX), "--seed", "1"], input="").output
-    assert "\nwhite sum " in out and ": everyone may cross it\nplayer 0 (you), your choice" in out
+    assert "\nwhite sum " in out and ": everyone may cross it\n   1. " in out
+
+
+def test_qwixx_says_why_the_active_player_loses_points():
+    game = rulekit.load_game(QWIXX, overrides={"penalty_points": 4})
+    state = game.new_game(players=2, seed=1)
+    qwixx_roll(state, 3, 4)
+    for _ in range(3):  # both pass the white sum, the active player the colour action too
+        state.apply("pass")
+    assert state.scores() == [-4, 0]
+    assert [e["say"] for e in state.log if "say" in e] == [
+        "player 0 crossed nothing this turn: penalty 1 of 4, -4 points"]
 
 
 def test_qwixx_announces_a_lock_and_the_die_that_leaves():

@@ -288,8 +288,8 @@ class GameBuild:
         self.params = params
         self.data = src.data
         self.runs: list[tuple[Path_, S.Run]] = []
+        self.private_lines = False
         self.procs: dict[str, tuple[S.Step, ...]] = {}
-        self.spliced: set[str] = set()
         self.kinds: dict[str, Kind] = {}
         #: the source of every generated function, for `rulekit compile`
         self.generated: list[str] = []
@@ -439,7 +439,6 @@ class GameBuild:
 
         # the flow
         flow = data.get("flow") or {}
-        runs = self.runs
         procs = flow.get("procedures") or {}
         compiled_procs = self.procs
         for name, body in procs.items():
@@ -453,12 +452,6 @@ class GameBuild:
                 out["first_player"] = _seat_of(c)
         else:
             out["first_player"] = None
-        unused = set(compiled_procs) - {r.name for _p, r in runs} - self.spliced
-        if any(r.name not in compiled_procs for _p, r in runs):
-            unused = set()  # a misspelt `run:` may be the one meant to run it: reported alone
-        for name in sorted(unused):
-            b.error(("flow", "procedures", name), f"procedure '{name}' is never run",
-                    "every part of the flow must be reachable; remove it or `run:` it")
 
         # triggers, end, score
         triggers = []
@@ -497,11 +490,21 @@ class GameBuild:
         out["finish"] = end.get("finish", "now")
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["score_where"] = b.where(("score",))
+        # what the end adds, in named parts: part of the score once the game is over
+        at_end = end.get("score")
+        parts = at_end.items() if isinstance(at_end, dict) else [
+            (AT_END, at_end)] if at_end is not None else []
+        out["end_score"] = [(str(name), b.fn(path, value, self.pscope, NUM), b.where(path))
+                            for name, value in parts
+                            for path in [("end", "score") + ((name,) if name != AT_END else ())]]
+        if parts:
+            out["score"] = _plus_at_end(out["score"], [fn for _n, fn, _w in out["end_score"]])
         out["score_bounds"] = self.score_bounds(out["min_players"], out["max_players"])
 
         # what `rulekit play` shows besides the components: lines of the game, of each player
         display = data.get("display") or {}
-        for part, scope in (("game", self.scope), ("player", self.pscope)):
+        for part, scope in (("game", self.scope), ("player", self.pscope),
+                            ("summary", self.pscope)):
             lines = display.get(part) or []
             paths = [("display", part)] if isinstance(lines, str) else [
                 ("display", part, i) for i in range(len(lines))]
@@ -509,6 +512,7 @@ class GameBuild:
             out[f"display_{part}"] = [(b.template(p, text, scope), b.where(p))
                                       for p, text in zip(paths, lines)]
         out["generated"] = self.generated
+        out["private_lines"] = self.private_lines  # `say: {to: ...}`: the log has secrets
         # variables reset at each turn change without a step: they count as changed
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
@@ -674,7 +678,6 @@ class GameBuild:
             if (isinstance(item, dict) and set(item) == {"run"} and isinstance(item["run"], str)
                     and item["run"] in self.procs):
                 # a procedure compiled already is spliced in: no frame to push at run time
-                self.spliced.add(item["run"])
                 out.extend(self.procs[item["run"]])
                 continue
             if isinstance(item, dict) and "let" in item:
@@ -755,6 +758,10 @@ class GameBuild:
         if key in ("set", "add"):
             return self.set_step(p, value, scope, key == "add")
         if key == "say":
+            if isinstance(value, dict):  # a private line: {to: PLAYER, text: TEMPLATE}
+                self.private_lines = True
+                to = b.fn(p + ("to",), value.get("to"), scope, self.player_t)
+                return S.Say(b.template(p + ("text",), value.get("text"), scope), to)
             return S.Say(b.template(p, value, scope))
         if key in ("choose", "together"):
             return self.choose(p, value, scope, key == "together")
@@ -932,6 +939,22 @@ class GameBuild:
             option.generate, source = made
             self.generated.append(source)
         return option
+
+
+#: the name of `end.score` written as one expression rather than named parts
+AT_END = "at the end"
+
+
+def _plus_at_end(score: S.Fn, parts: list[S.Fn]) -> S.Fn:
+    """The score with what the end adds (the parts of `end.score`) once the game is over."""
+    def total(st: Any, env: dict) -> Any:
+        value = score(st, env)
+        if st.over:
+            for part in parts:
+                value += part(st, env)
+        return value
+
+    return total
 
 
 def _seat_of(c: Compiled) -> Callable[[Any], int]:

@@ -42,10 +42,11 @@ class Game:
                                f"players, not {players}")
         return State(self, players, seed)
 
-    def render(self, st: State, seat: int | None) -> str:
+    def render(self, st: State, seat: int | None, compact: bool = False) -> str:
         """The shared components and the file's `display.game` lines, then one block per
         player: score, their own parts and the `display.player` lines; `seat` sees only
-        what it may."""
+        what it may. `compact`: every other player in one line, their `display.summary`
+        (when the file has one)."""
         parts = [text for kind in self.components if (text := kind.render(st, seat))]
         parts += self._display(st, self.display_game, None)
         scores = st.scores()
@@ -53,8 +54,12 @@ class Game:
             marks = [m for m, on in (("you", p == seat), ("active", p == st.active and not st.over),
                                      ("start player", p == st.start and self.finish == "round"))
                      if on]
-            parts.append(f"player {p}{' (' + ', '.join(marks) + ')' if marks else ''}: "
-                         f"score {scores[p]}")
+            head = f"player {p}{' (' + ', '.join(marks) + ')' if marks else ''}: score {scores[p]}"
+            if compact and p != seat and self.display_summary:
+                summary = self._display(st, self.display_summary, st.players[p])
+                parts.append(" | ".join([head, *summary]))
+                continue
+            parts.append(head)
             own = [text for kind in self.components if (text := kind.render_player(st, p, seat))]
             own += self._display(st, self.display_player, st.players[p])
             parts += ["  " + line for text in own for line in text.split("\n")]

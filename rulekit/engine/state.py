@@ -29,7 +29,7 @@ T = TypeVar("T")
 _CALLS = {"apply": "one move", "resolve_chance": "one chance step", "_start": "the setup",
           "scores": "the scores", "preview": "one preview", "render": "the picture",
           "decision_help": "the help text", "decision_title": "the title",
-          "end_text": "the end text"}
+          "end_text": "the end text", "end_scores": "the end's scores"}
 
 
 def _late(what: str) -> str:
@@ -262,6 +262,24 @@ class State:
             raise _failed(self.game.score_where, "the score", exc) from exc
         return out
 
+    @_metered
+    def end_scores(self) -> list[dict[str, int]]:
+        """What the end of the game added to each seat's score, by the parts the file's
+        `end.score` names (counted in `scores()` once the game is over); before the end,
+        or without `end.score`, nothing."""
+        if not self.over:
+            return [{} for _ in range(self.n)]
+        out: list[dict[str, int]] = []
+        for p in self.players:
+            parts = {}
+            for name, fn, where in self.game.end_score:
+                try:
+                    parts[name] = int(round(fn(self, {"player": p})))
+                except RUNTIME_ERRORS as exc:
+                    raise _failed(where, "the end's score", exc) from exc
+            out.append(parts)
+        return out
+
     def winners(self) -> list[int]:
         scores = self.scores()
         best = max(scores)
@@ -335,11 +353,11 @@ class State:
         Bots that look ahead search such copies, so they decide from their seat's view.
 
         The copy is a function of the seat's view, its public history and `rng` only: the
-        pieces are pooled in a fixed order before the shuffle, the outcomes of secret chance
-        steps (a deal) are dropped from the copy's log, the choices other seats made in a
-        window of simultaneous decisions that has not resolved yet are imagined anew, and
-        the copy has no seed; so two positions the seat cannot tell apart give equal copies
-        for equal `rng`s.
+        pieces are pooled in a fixed order before the shuffle, the copy's log is the seat's
+        (`log_for`: no outcomes of secret chance steps, no private lines to others), the
+        choices other seats made in a window of simultaneous decisions that has not
+        resolved yet are imagined anew, and the copy has no seed; so two positions the seat
+        cannot tell apart give equal copies for equal `rng`s.
         """
         c = self.clone()
         for kind in self.game.components:
@@ -349,13 +367,21 @@ class State:
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
-        secret = self._secret_chances()
-        if secret:
-            c.log = [{"chance": e["chance"]} if e.get("chance") in secret else e
-                     for e in c.log]
+        if self.game.private_lines or self._secret_chances():
+            c.log = c.log_for(seat)
         # the steps run so far may have followed hidden data: the copy gets a fresh budget
         c._steps_left = self.game.max_steps
         return c
+
+    def log_for(self, seat: int | None) -> list[dict]:
+        """The log as `seat` may read it (all of it for an observer, None): the outcomes of
+        secret chance steps (a deal) without the outcome, and no private `say` line to
+        another seat (a tile drawn into a hidden hand)."""
+        if seat is None:
+            return list(self.log)
+        secret = self._secret_chances()
+        return [{"chance": e["chance"]} if e.get("chance") in secret else e
+                for e in self.log if e.get("to", seat) == seat]
 
     def _secret_chances(self) -> frozenset[str]:
         """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);
@@ -403,9 +429,9 @@ class State:
         }
 
     @_metered
-    def render(self, seat: int | None = None) -> str:
-        """The game as text for a person at `seat`."""
-        return self.game.render(self, seat)
+    def render(self, seat: int | None = None, compact: bool = False) -> str:
+        """The game as text for a person at `seat`; `compact`: the others a line each."""
+        return self.game.render(self, seat, compact)
 
     @_metered
     def decision_help(self) -> str:

@@ -163,10 +163,12 @@ class Let(Step):
 
 
 class Say(Step):
-    """`say:` puts a line of text in the log, for people watching the game."""
+    """`say:` puts a line of text in the log, for people watching the game; with `to`,
+    a private line (`"to": seat` in the log) that only that seat, or an observer, sees."""
 
-    def __init__(self, text: Fn) -> None:
+    def __init__(self, text: Fn, to: Fn | None = None) -> None:
         self.text = text
+        self.to = to
 
     def run(self, st: State, env: dict) -> bool:
         text = self.text(st, env)
@@ -174,7 +176,10 @@ class Say(Step):
         if st._log_chars > MAX_LOG_CHARS:
             raise BudgetExceeded(f"the game's `say` lines would hold more than "
                                  f"{MAX_LOG_CHARS} characters")
-        st.log.append({"say": text})
+        if self.to is None:
+            st.log.append({"say": text})
+        else:
+            st.log.append({"say": text, "to": self.to(st, env).seat})
         return False
 
 

@@ -100,7 +100,11 @@ def _step() -> dict:
                 "additionalProperties": EXPR},
         "add": {"type": "object", "minProperties": 1, "maxProperties": 1,
                 "additionalProperties": EXPR},
-        "say": {"type": "string"},
+        "say": {"anyOf": [
+            {"type": "string"},
+            {"type": "object", "required": ["to", "text"], "additionalProperties": False,
+             "description": "a line only one player (and an observer) sees",
+             "properties": {"to": EXPR, "text": {"type": "string"}}}]},
     }
     for cls in REGISTRY.values():
         for name, chance in cls.chances.items():
@@ -166,6 +170,9 @@ def _display() -> dict:
             "game": lines | {"description": "lines about the whole game"},
             "player": lines | {"description": "lines in each player's block; `player` is "
                                               "that player"},
+            "summary": lines | {"description": "an opponent in one line while a person "
+                                               "decides (parts joined by ' | '); `player` "
+                                               "is that player"},
         },
     }
 
@@ -226,7 +233,14 @@ def game_schema() -> dict:
                                        "additionalProperties": {"type": "string"}}],
                                        "description": "per end condition, a sentence (a "
                                                       "template) saying why the game ended"},
-                                   "finish": {"enum": ["now", "round"]}}},
+                                   "finish": {"enum": ["now", "round"]},
+                                   "score": {"anyOf": [EXPR, {
+                                       "type": "object", "minProperties": 1,
+                                       "additionalProperties": EXPR}],
+                                       "description": "what the end of the game adds to "
+                                       "each player's score (`player` is the player), or "
+                                       "named parts of it; a section of its own in "
+                                       "`rulekit play`"}}},
             "score": EXPR,
             "score_bounds": {
                 "type": "object", "additionalProperties": False, "minProperties": 1,

@@ -18,10 +18,11 @@ _PART = re.compile(r"\{([^{}]*)\}")
 
 
 def warnings_of(src: Source) -> list[Diagnostic]:
-    """Params nothing reads, vars nothing sets, options whose label leaves out a name
-    that tells them apart; each located at the part concerned."""
+    """Params nothing reads, vars nothing sets, procedures nothing runs, options whose
+    label leaves out a name that tells them apart; each located at the part concerned."""
     data = src.data if isinstance(src.data, dict) else {}
-    out = _unread_params(src, data) + _unset_vars(src, data) + _merged_options(src, data)
+    out = (_unread_params(src, data) + _unset_vars(src, data) + _unrun_procedures(src, data)
+           + _merged_options(src, data))
     for d in out:
         d.severity = "warning"
     return sorted(out, key=lambda d: (d.line, d.col))
@@ -75,6 +76,18 @@ def _unset_vars(src: Source, data: dict) -> list[Diagnostic]:
                      "no `set:` or `add:` step changes it, so it keeps its `init:` value: "
                      "set it somewhere, or make it a param or a `define:`", key=True)
             for name in decls if str(name) not in written]
+
+
+def _unrun_procedures(src: Source, data: dict) -> list[Diagnostic]:
+    flow = data.get("flow")
+    procedures = flow.get("procedures") if isinstance(flow, dict) else None
+    if not isinstance(procedures, dict):
+        return []
+    runs = {str(node["run"]) for _path, node in _nodes(data) if isinstance(node.get("run"), str)}
+    return [src.diag(("flow", "procedures", name), f"procedure '{name}' is never run",
+                     "no `run:` step names it, so its steps never happen: `run:` it where "
+                     "it belongs, or remove it", key=True)
+            for name in procedures if str(name) not in runs]
 
 
 def _merged_options(src: Source, data: dict) -> list[Diagnostic]:
