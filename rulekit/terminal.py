@@ -186,8 +186,7 @@ class Session:
         self.turn: int | None = None
         self.moves: dict[int | None, str] = {}  # each seat's last move this turn
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
-        self.secret = frozenset(name for kind in state.game.components
-                                for name, c in type(kind).chances.items() if not c.public)
+        self.secret = state.secret_chances()
 
     def run(self, decide: Any = None, chance: Any = None) -> None:
         st = self.state
@@ -269,26 +268,12 @@ class Session:
         return self.paint(f"{d:+d}{made}, score {now}", fg="green" if d > 0 else "red")
 
     def _describe(self, entry: dict) -> str:
-        if "chance" in entry:
-            name = entry["chance"]
-            if name in self.secret:
-                return self.paint(f"{name}: done (hidden)", dim=True)
-            outcome = entry.get("outcome")
-            if isinstance(outcome, dict):
-                text = ", ".join(f"{k} {v}" for k, v in outcome.items())
-            else:
-                text = json.dumps(outcome)
-                if len(text) > 80 and isinstance(outcome, list):
-                    text = f"{len(outcome)} items"
-            return printable(f"{name}: {text}")
-        if "action" in entry:
-            seat = entry.get("seat")
-            forced = " (forced)" if entry.get("forced") else ""
-            line = printable(f"{self._name(seat)}: {entry['action']}{forced}")
-            return self.paint(line, bold=True) if seat == self.human else line
-        if "say" in entry:
-            return printable(entry["say"])
-        return json.dumps(entry)
+        line = describe_entry(entry, self._name, self.secret)
+        if entry.get("chance") in self.secret:
+            return self.paint(line, dim=True)
+        if "action" in entry and entry.get("seat") == self.human:
+            return self.paint(line, bold=True)
+        return line
 
     # ---- the picture ---------------------------------------------------------------------
     def show_picture(self, when: str = "", full: bool = False) -> None:
@@ -368,6 +353,29 @@ class Session:
         self._list(labels)
 
 
+def describe_entry(entry: dict, name: Any, secret: frozenset[str]) -> str:
+    """A log entry as one line of text: a chance outcome (a secret one only as done), a
+    decision with the name `name(seat)` gives its seat, a `say` line."""
+    if "chance" in entry:
+        chance = entry["chance"]
+        if chance in secret:
+            return printable(f"{chance}: done (hidden)")
+        outcome = entry.get("outcome")
+        if isinstance(outcome, dict):
+            text = ", ".join(f"{k} {v}" for k, v in outcome.items())
+        else:
+            text = json.dumps(outcome)
+            if len(text) > 80 and isinstance(outcome, list):
+                text = f"{len(outcome)} items"
+        return printable(f"{chance}: {text}")
+    if "action" in entry:
+        forced = " (forced)" if entry.get("forced") else ""
+        return printable(f"{name(entry.get('seat'))}: {entry['action']}{forced}")
+    if "say" in entry:
+        return printable(entry["say"])
+    return json.dumps(entry)
+
+
 def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
     """The label a person means by `text`, and a note; or None and why it is not a choice.
 
@@ -432,11 +440,11 @@ def echo_result(session: Session, seed_line: str | None = None) -> None:
                + ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
     label = "winner" if len(winners) == 1 else "winners (shared)"
     click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
-    click.echo(f"game over after {state.turn} turns: {printable(_end_reason(state))}")
+    click.echo(f"game over after {state.turn} turns: {printable(end_reason_text(state))}")
     click.echo(seed_line or f"seed {state.seed}")
 
 
-def _end_reason(state: Any) -> str:
+def end_reason_text(state: Any) -> str:
     """The game file's sentence for the end (`end.text`), or else the end condition's name
     with its rule when that says more."""
     text = " ".join(state.end_text().split())

@@ -12,6 +12,7 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value, int_list, key_list
+from rulekit.components.markup import esc, pawn
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT
 
@@ -237,3 +238,18 @@ class Track(Kind):
             cells = [f"{text:<{widths[c]}}" for c, text in enumerate(fields[:-1])]
             lines.append(f"  {str(key):>{width}} | " + " | ".join(cells + [fields[-1]]))
         return "\n".join(lines)
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """A row of fields per lane, the pawns on them; the first column is off the board."""
+        pos, ends = st.comps[self.index]
+        rows = []
+        for i, key in enumerate(self.lanes):
+            end = self.lengths[i]
+            cells = []
+            for f in range(end + 1):
+                here = ends[i] if f == end else [p for p in range(st.n) if pos[p][i] == f]
+                cls = "off" if f == 0 else ("last" if f == end else "field")
+                cells.append(f'<td class="{cls}" data-field="{f}">'
+                             + "".join(pawn(p) for p in here) + "</td>")
+            rows.append(f'<tr data-lane="{esc(key)}"><th>{esc(key)}</th>{"".join(cells)}</tr>')
+        return f'<table class="track">{"".join(rows)}</table>'

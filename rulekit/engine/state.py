@@ -294,7 +294,7 @@ class State:
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
-        secret = self._secret_chances()
+        secret = self.secret_chances()
         if secret:
             c.log = [{"chance": e["chance"]} if e.get("chance") in secret else e
                      for e in c.log]
@@ -302,7 +302,12 @@ class State:
         c._steps_left = self.game.max_steps
         return c
 
-    def _secret_chances(self) -> frozenset[str]:
+    def undisclosed(self) -> int:
+        """How many of the last decisions in the log were made in a window of simultaneous
+        decisions that has not resolved yet: until it does, each is its own seat's secret."""
+        return sum(len(f.choices) for f in self._stack if f.__class__ is WindowFrame)
+
+    def secret_chances(self) -> frozenset[str]:
         """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);
         by name, so a name that is secret for one kind is dropped for all (never too little)."""
         return frozenset(name for kind in self.game.components
