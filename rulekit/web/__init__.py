@@ -32,4 +32,6 @@ def serve(files: dict[str, str], host: str, port: int, db: str) -> None:
 
     from rulekit.web.app import create_app
 
-    uvicorn.run(create_app(files, db), host=host, port=port, log_level="warning")
+    # open pages keep event streams: a stop waits for them a moment only
+    uvicorn.run(create_app(files, db), host=host, port=port, log_level="warning",
+                timeout_graceful_shutdown=2)

@@ -99,7 +99,7 @@ class App:
             players = _int_field(form.get("players", ""), "players")
             seats = [form.get(f"seat{s}", "") for s in range(players)] if players <= 8 else []
             seed = _int_field(form["seed"], "seed") if form.get("seed", "").strip() else None
-            params = _params(form)
+            params = _params(form, await run_in_threadpool(self.tables.game, key))
             table, tokens = await run_in_threadpool(self.tables.create, key, seats, params,
                                                     seed)
         except RulekitError as exc:
@@ -272,12 +272,15 @@ def _int_field(text: str, name: str) -> int:
     return int(text)
 
 
-def _params(form: dict[str, str]) -> dict[str, Any]:
-    """The params the form changed, read as YAML by `--set`'s reader and its guards."""
+def _params(form: dict[str, str], game: Any) -> dict[str, Any]:
+    """The params the form changed from their defaults, read as YAML by `--set`'s reader
+    and its guards."""
     from rulekit.spec.params import parse_set_options
 
-    items = [f"{k[len('param.'):]}={v}" for k, v in form.items()
-             if k.startswith("param.") and len(v) <= 2000]
+    decls = game.spec.get("params") or {}
+    items = [f"{name}={text}" for name, decl in decls.items() if isinstance(decl, dict)
+             and (text := form.get(f"param.{name}", "")).strip()
+             and text.strip() != json.dumps(decl.get("default")) and len(text) <= 2000]
     return parse_set_options(items) if items else {}
 
 

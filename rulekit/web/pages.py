@@ -128,7 +128,8 @@ def fragment(view: dict[str, Any], token: str) -> str:
     events = "".join(f"<li>{esc(e)}</li>" for e in reversed(view["events"]))  # latest first
     return (f'{head}{result}{decision}<section class="board">{board}</section>'
             f'<div class="players">{"".join(players)}</div>'
-            f'<section class="events"><h2>what happened (latest first)</h2><ol reversed>{events}</ol></section>{log}')
+            f'<section class="events"><h2>what happened (latest first)</h2>'
+            f"<ol reversed>{events}</ol></section>{log}")
 
 
 def message(title: str, text: str) -> str:

@@ -1,0 +1,302 @@
+"""`rulekit serve`'s HTTP API, through Starlette's test client and a real server: games
+started and played, refused requests that change nothing, hidden tiles that never reach
+another seat, games resumed after a restart, and logs that `rulekit replay` reads."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the optional extra web is not installed")
+pytest.importorskip("httpx", reason="Starlette's test client needs httpx")
+
+import httpx  # noqa: E402
+
+with warnings.catch_warnings():
+    # Starlette 1.10 asks for httpx2 in its test client; the older releases this project
+    # supports take httpx, which it still accepts
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
+from test_cli import run  # noqa: E402
+from webserver import running  # noqa: E402
+
+from rulekit.web.app import MAX_BODY, create_app  # noqa: E402
+from rulekit.web.tables import Limits  # noqa: E402
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+FILES = {k: str(GAMES / f"{k}.yaml") for k in ("qwixx", "domino7", "domino-fives")}
+
+
+def client(db: Path | str = ":memory:", limits: Limits | None = None,
+           files: dict[str, str] | None = None) -> TestClient:
+    return TestClient(create_app(files or FILES, str(db), limits))
+
+
+def start(c: TestClient, game: str, seats: list[str], seed: int = 7, **params: object
+          ) -> dict[int, str]:
+    r = c.post("/api/games", json={"game": game, "seats": seats, "seed": seed,
+                                   "params": params})
+    assert r.status_code == 201, r.text
+    return {int(s): v["token"] for s, v in r.json()["seats"].items()}
+
+
+def view(c: TestClient, token: str) -> dict:
+    r = c.get(f"/api/seat/{token}")
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def move(c: TestClient, token: str, label: str, version: int) -> httpx.Response:
+    return c.post(f"/api/seat/{token}/move", json={"label": label, "version": version})
+
+
+def play_out(c: TestClient, tokens: dict[int, str], seed: int = 1, limit: int = 2000) -> dict:
+    """Every person's seat picks a choice at random (seeded) until the game is over."""
+    rng = random.Random(seed)
+    for _ in range(limit):
+        v = view(c, tokens[min(tokens)])
+        if v["over"]:
+            return v
+        mover = view(c, tokens[v["deciding"]])
+        r = move(c, tokens[v["deciding"]], rng.choice(mover["choices"]), mover["version"])
+        assert r.status_code == 200, r.text
+    raise AssertionError("the game did not end")
+
+
+def test_a_game_starts_and_a_move_is_played_and_answered_by_the_bot() -> None:
+    c = client()
+    token = start(c, "qwixx", ["human", "greedy"], seed=3)[0]
+    v = view(c, token)
+    assert v["deciding"] == 0 and v["title"].startswith("white sum")
+    assert v["choices"][-1] == "pass" and v["events"][0].startswith("roll: white1")
+    label = v["choices"][0]
+    r = move(c, token, label, v["version"])
+    assert r.status_code == 200
+    after = r.json()
+    assert after["version"] > v["version"]
+    assert f"player 0 (you): {label}" in after["events"]
+    assert any(e.startswith("player 1 (greedy): ") for e in after["events"])
+    crossed = after["components"]["sheet"]["sheets"][0][label.split()[0]]["crossed"]
+    assert crossed == [int(label.split()[1])]
+    # the page shows the crossed cell, the dice and a button per choice
+    page = c.get(f"/seat/{token}").text
+    row = label.split()[0]
+    assert f'data-row="{row}"' in page and 'class="cell crossed"' in page
+    assert page.count('class="die') == 6 and page.count('class="choice"') == len(after["choices"])
+    assert c.get(f"/seat/{token}").headers["referrer-policy"] == "no-referrer"
+
+
+def test_refused_requests_say_why_and_change_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    c = client(db)
+    tokens = start(c, "qwixx", ["human", "human"], seed=5)
+    v0 = view(c, tokens[0])
+    assert v0["deciding"] == 0
+    before = (v0["version"], v0["components"], v0["events"])
+    refused = [
+        (move(c, tokens[0], "purple 99", v0["version"]), 400, "not a legal choice"),
+        (move(c, tokens[0], v0["choices"][0], v0["version"] - 1), 409, "moved on"),
+        (move(c, tokens[1], "pass", v0["version"]), 409, "not your turn"),
+        (move(c, "no-such-token", v0["choices"][0], v0["version"]), 404, "no seat"),
+        (move(c, tokens[0], v0["choices"][0], "1"), 400, "label"),
+        (c.post(f"/api/seat/{tokens[0]}/move", content=b"{not json"), 400, "JSON"),
+        (c.post(f"/api/seat/{tokens[0]}/move", content=b"[" * (MAX_BODY + 1)), 413, "at most"),
+    ]
+    for r, status, words in refused:
+        assert r.status_code == status, r.text
+        assert words in r.json()["error"]
+    v = view(c, tokens[0])
+    assert (v["version"], v["components"], v["events"]) == before
+    # nothing was stored either: a server started anew sees the same game
+    again = view(client(db), tokens[0])
+    assert (again["version"], again["components"], again["events"]) == before
+
+
+def test_new_games_are_checked_and_limited() -> None:
+    c = client(limits=Limits(open_games=1))
+    for body, status, words in [
+        ({"game": "chess", "seats": ["human", "greedy"]}, 404, "no game 'chess'"),
+        ({"game": "qwixx", "seats": ["human"]}, 400, "2 to 5 players"),
+        ({"game": "qwixx", "seats": ["greedy", "random"]}, 400, "a person"),
+        ({"game": "qwixx", "seats": ["human", "mcts:5s"]}, 400, "a seat is"),
+        ({"game": "qwixx", "seats": ["human", "greedy"], "params": {"penalty_points": -1}},
+         400, "penalty_points"),
+    ]:
+        r = c.post("/api/games", json=body)
+        assert r.status_code == status and words in r.json()["error"], r.text
+    start(c, "qwixx", ["human", "greedy"])
+    r = c.post("/api/games", json={"game": "qwixx", "seats": ["human", "greedy"]})
+    assert r.status_code == 503 and "1 games are in progress" in r.json()["error"]
+
+
+def test_the_form_starts_a_game_with_params_and_a_link_for_each_person() -> None:
+    c = client()
+    form = c.get("/new/qwixx").text
+    assert 'name="param.penalty_points" value="5"' in form
+    r = c.post("/games", data={"game": "qwixx", "players": "3", "seat0": "human",
+                               "seat1": "human", "seat2": "random", "param.penalty_points": "9",
+                               "seed": "4"}, follow_redirects=False)
+    assert r.status_code == 303
+    page = c.get(r.headers["location"]).text
+    other = page.split('class="invite" href="/seat/')[1].split('"')[0]
+    assert view(c, other)["seat"] == 1 and "player 2 (random)" in page
+    bad = c.post("/games", data={"game": "qwixx", "players": "2", "seat0": "human",
+                                 "seat1": "greedy", "param.penalty_points": "[oops"})
+    assert bad.status_code == 400 and "penalty_points" in bad.text and "<form" in bad.text
+
+
+def test_another_seats_hand_never_reaches_a_seat_in_json_html_or_events() -> None:
+    c = client()
+    tokens = start(c, "domino-fives", ["human", "human"], seed=11)
+    app = c.app
+
+    def texts(seat: int) -> str:
+        token = tokens[seat]
+        out = [c.get(f"/api/seat/{token}").text, c.get(f"/seat/{token}").text]
+        with running(app) as url, httpx.stream("GET", f"{url}/api/seat/{token}/events",
+                                               timeout=10) as r:
+            for line in r.iter_lines():
+                if line.startswith("data:"):
+                    out.append(line)
+                    break
+        return "\n".join(out)
+
+    for _ in range(3):  # a few moves in, from both sides
+        for seat, other in ((0, 1), (1, 0)):
+            hand = view(c, tokens[other])["components"]["hand"]["hands"][other]["tiles"]
+            seen = texts(seat)
+            assert hand and not [t for t in hand if t in seen]
+            assert "deal: done (hidden)" in seen and '"hand"' in seen
+        v = view(c, tokens[0])
+        mover = view(c, tokens[v["deciding"]])
+        assert move(c, tokens[v["deciding"]], mover["choices"][0],
+                    mover["version"]).status_code == 200
+    # the log holds every hand: not before the game is over
+    r = c.get(f"/api/seat/{tokens[0]}/log")
+    assert r.status_code == 403 and "when the game is over" in r.json()["error"]
+
+
+def test_a_choice_made_together_is_secret_until_everyone_has_chosen() -> None:
+    c = client()
+    tokens = start(c, "qwixx", ["human", "human"], seed=2)
+    v = view(c, tokens[0])
+    label = v["choices"][0]
+    assert move(c, tokens[0], label, v["version"]).status_code == 200
+    other = view(c, tokens[1])
+    assert other["deciding"] == 1
+    assert "player 0: has chosen (shown when everyone has)" in other["events"]
+    assert label not in json.dumps(other["events"])
+    assert f"player 0 (you): {label}" in view(c, tokens[0])["events"]
+    assert move(c, tokens[1], "pass", other["version"]).status_code == 200
+    assert f"player 0: {label}" in view(c, tokens[1])["events"]
+
+
+def test_a_restarted_server_resumes_every_game_where_it_was(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    first = client(db)
+    dice = start(first, "qwixx", ["human", "greedy"], seed=8)
+    tiles = start(first, "domino7", ["human", "random", "greedy", "random"], seed=9)
+    for tokens in (dice, tiles):
+        for _ in range(3):
+            v = view(first, tokens[0])
+            assert move(first, tokens[0], v["choices"][0], v["version"]).status_code == 200
+    before = {t: view(first, t) for t in (dice[0], tiles[0])}
+    first.app.state.rulekit.store.close()
+    second = client(db)
+    for token, v in before.items():
+        now = view(second, token)
+        assert {k: now[k] for k in ("version", "components", "choices", "events", "scores")} \
+            == {k: v[k] for k in ("version", "components", "choices", "events", "scores")}
+        r = move(second, token, now["choices"][0], now["version"])
+        assert r.status_code == 200 and r.json()["version"] > now["version"]
+
+
+def test_the_downloaded_log_is_what_rulekit_replay_reads(tmp_path: Path) -> None:
+    c = client()
+    tokens = start(c, "domino-fives", ["human", "greedy"], seed=4)
+    end = play_out(c, tokens)
+    assert end["end"] and end["winners"]
+    r = c.get(f"/api/seat/{tokens[0]}/log")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    lines = [json.loads(line) for line in r.text.splitlines()]
+    assert lines[0]["game"] == "domino-fives.yaml" and lines[0]["seed"] == 4
+    assert lines[-1]["result"]["scores"] == end["scores"]
+    # kept next to its game file (and the file it extends), `rulekit replay` rebuilds it
+    for name in ("domino-fives.yaml", "domino7.yaml"):
+        shutil.copy(GAMES / name, tmp_path / name)
+    (tmp_path / "game.jsonl").write_text(r.text)
+    result = run("replay", str(tmp_path / "game.jsonl"))
+    assert result.exit_code == 0, result.output
+    assert "scores: " + ", ".join(f"player {s} {x}" for s, x in enumerate(end["scores"])) \
+        in result.output
+    # the event stream of a finished game sends the end and closes
+    stream = c.get(f"/api/seat/{tokens[0]}/events").text
+    assert stream.count("data:") == 1 and "game over" in stream
+
+
+def test_a_game_files_text_is_shown_as_text_never_as_markup(tmp_path: Path) -> None:
+    shutil.copy(GAMES / "qwixx.yaml", tmp_path / "qwixx.yaml")
+    evil = tmp_path / "evil.yaml"
+    evil.write_text("extends: qwixx.yaml\nname: \"<script>alert(1)</script>\"\n"
+                    "description: \"<img src=x onerror=alert(2)>\"\n")
+    c = client(files={"evil": str(evil)})
+    token = start(c, "evil", ["human", "greedy"])[0]
+    for page in (c.get("/").text, c.get("/new/evil").text, c.get(f"/seat/{token}").text):
+        assert "<script>alert" not in page and "<img src=x" not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page or "&lt;img" in page
+    assert "script-src" not in c.get("/").headers["content-security-policy"]  # self only
+
+
+def test_event_streams_are_limited() -> None:
+    c = client(limits=Limits(streams=0))
+    token = start(c, "qwixx", ["human", "greedy"])[0]
+    r = c.get(f"/api/seat/{token}/events")
+    assert r.status_code == 503 and "too many" in r.json()["error"]
+
+
+def test_rulekit_serve_listens_on_127_0_0_1_and_serves_the_files_given(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "rulekit", "serve", "qwixx", "--port",
+                             str(port), "--db", str(tmp_path / "g.sqlite3")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert f"1 game(s) at http://127.0.0.1:{port}/" in proc.stdout.readline()
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10).text
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.05)
+        assert 'href="/new/qwixx"' in page and "domino" not in page
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert (tmp_path / "g.sqlite3").is_file()
+
+
+def test_serve_says_what_is_wrong_with_a_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rulekit: 1\nname: 42\nplayers: many\n")
+    result = run("serve", str(bad))
+    assert result.exit_code == 1 and "bad.yaml:" in result.output
+
+
+def test_help_does_not_import_the_web_framework() -> None:
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom rulekit.cli import main\n"
+            "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
+            "print('starlette' in sys.modules, 'uvicorn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "False False", out.stderr
