@@ -136,6 +136,10 @@ def test_new_games_are_checked_and_limited() -> None:
     start(c, "qwixx", ["human", "greedy"])
     r = c.post("/api/games", json={"game": "qwixx", "seats": ["human", "greedy"]})
     assert r.status_code == 503 and "1 games are in progress" in r.json()["error"]
+    # a game left unfinished for longer than `idle` no longer takes the place
+    relaxed = client(limits=Limits(open_games=1, idle=0))
+    start(relaxed, "qwixx", ["human", "greedy"])
+    start(relaxed, "qwixx", ["human", "greedy"])
 
 
 def test_the_form_starts_a_game_with_params_and_a_link_for_each_person() -> None:

@@ -58,8 +58,7 @@ def play_to_the_end(page: Any) -> int:
             return clicks
         version = page.get_attribute("#game", "data-version")
         page.click("button.choice >> nth=0")
-        page.wait_for_function("v => document.getElementById('game').dataset.version !== v",
-                               arg=version, timeout=15_000)
+        page.wait_for_selector(f'#game:not([data-version="{version}"])', timeout=15_000)
         assert page.inner_text("#error") == ""
     raise AssertionError(f"the game was not over after {MAX_CLICKS} clicks")
 
@@ -129,7 +128,6 @@ def test_two_people_see_each_others_moves_live(browser: Any, server: str) -> Non
     events = b.inner_text(".events")
     assert "player 0: has chosen" in events and label not in events
     b.click("button.choice:text-is('pass')")
-    a.wait_for_function("l => document.querySelector('.events').innerText.includes(l)",
-                        arg="player 1: pass", timeout=10_000)
+    a.locator(".events li", has_text="player 1: pass").wait_for(timeout=10_000)
     first.close()
     second.close()

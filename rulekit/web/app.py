@@ -199,7 +199,6 @@ class App:
             return _api_error(exc)
         if self.streams >= self.tables.limits.streams:
             return _api_error(WebError(503, "too many pages are open on this server"))
-        self.streams += 1
         return StreamingResponse(self._stream(token, table, seat), media_type="text/event-stream",
                                  headers={**_HEADERS, "X-Accel-Buffering": "no"})
 
@@ -207,6 +206,7 @@ class App:
         loop = asyncio.get_running_loop()
         until = loop.time() + STREAM_FOR
         sent = -1
+        self.streams += 1  # counted here: a stream that never starts never ends either
         try:
             while loop.time() < until:
                 if table.version != sent:

@@ -24,6 +24,7 @@ CREATE TABLE IF NOT EXISTS games (
     seed INTEGER NOT NULL,
     seats TEXT NOT NULL,
     created REAL NOT NULL,
+    updated REAL NOT NULL,
     over INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS entries (
@@ -73,10 +74,10 @@ class Store:
         with self.lock, self.db:
             self.db.execute("BEGIN")
             self.db.execute(
-                "INSERT INTO games (id, game_key, params, players, seed, seats, created, over)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO games (id, game_key, params, players, seed, seats, created, "
+                "updated, over) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (g.id, g.game_key, json.dumps(g.params), g.players, g.seed,
-                 json.dumps(g.seats), time.time(), int(g.over)))
+                 json.dumps(g.seats), time.time(), time.time(), int(g.over)))
             self.db.executemany("INSERT INTO tokens (token, game_id, seat) VALUES (?, ?, ?)",
                                 [(t, g.id, seat) for t, seat in tokens.items()])
             self._append(g.id, 0, g.log)
@@ -86,8 +87,8 @@ class Store:
         with self.lock, self.db:
             self.db.execute("BEGIN")
             self._append(game_id, start, entries)
-            if over:
-                self.db.execute("UPDATE games SET over = 1 WHERE id = ?", (game_id,))
+            self.db.execute("UPDATE games SET over = ?, updated = ? WHERE id = ?",
+                            (int(over), time.time(), game_id))
 
     def _append(self, game_id: str, start: int, entries: list[dict]) -> None:
         self.db.executemany("INSERT INTO entries (game_id, n, entry) VALUES (?, ?, ?)",
@@ -119,7 +120,9 @@ class Store:
         return StoredGame(game_id, row[0], json.loads(row[1]), row[2], row[3],
                           json.loads(row[4]), [json.loads(e[0]) for e in entries], bool(row[5]))
 
-    def open_games(self) -> int:
-        """How many stored games are not over."""
+    def open_games(self, within: float) -> int:
+        """How many stored games are not over and had a move in the last `within` seconds
+        (a game left longer still resumes, but no longer takes a place)."""
         with self.lock:
-            return self.db.execute("SELECT COUNT(*) FROM games WHERE over = 0").fetchone()[0]
+            return self.db.execute("SELECT COUNT(*) FROM games WHERE over = 0 AND updated > ?",
+                                   (time.time() - within,)).fetchone()[0]

@@ -35,7 +35,8 @@ EVENTS_SHOWN = 300
 class Limits:
     """What one server accepts at most."""
 
-    open_games: int = 100     # stored games not over; a new one beyond is refused
+    open_games: int = 100     # games not over, moved in the last day; one more is refused
+    idle: float = 86_400.0    # seconds after which a game left unfinished takes no place
     tables_in_memory: int = 64  # games kept loaded; others are rebuilt from the store
     streams: int = 64         # event streams open at once
     players: int = 8          # seats at one table
@@ -216,9 +217,9 @@ class Tables:
     def create(self, key: str, seats: list[str], params: dict[str, Any] | None = None,
                seed: int | None = None) -> tuple[Table, dict[int, str]]:
         """A new table; returns it and the token of each person's seat."""
-        if self.store.open_games() >= self.limits.open_games:
+        if self.store.open_games(self.limits.idle) >= self.limits.open_games:
             raise WebError(503, f"{self.limits.open_games} games are in progress here, the "
-                                "most this server keeps: finish one first")
+                                "most this server keeps: finish one first, or wait a day")
         game = self.game(key, params)
         n = len(seats)
         if not game.min_players <= n <= min(game.max_players, self.limits.players):
