@@ -147,11 +147,15 @@ class App:
                                                            for s, t in tokens.items()}},
                             status_code=201, headers=_HEADERS)
 
+    async def _at_seat(self, request: Request, read: Any) -> tuple[Table, Any]:
+        """The table of the request's token, and `read(table, seat)`, both off the loop."""
+        table, seat = await run_in_threadpool(self.tables.by_token,
+                                              request.path_params["token"])
+        return table, await run_in_threadpool(read, table, seat)
+
     async def api_view(self, request: Request) -> Response:
         try:
-            table, seat = await run_in_threadpool(self.tables.by_token,
-                                                  request.path_params["token"])
-            view = await run_in_threadpool(_view, table, seat)
+            _table, view = await self._at_seat(request, _view)
         except RulekitError as exc:
             return _api_error(exc)
         return JSONResponse(view, headers=_HEADERS)
@@ -180,9 +184,7 @@ class App:
 
     async def api_log(self, request: Request) -> Response:
         try:
-            table, seat = await run_in_threadpool(self.tables.by_token,
-                                                  request.path_params["token"])
-            text = await run_in_threadpool(_log, table, seat)
+            table, text = await self._at_seat(request, _log)
         except RulekitError as exc:
             return _api_error(exc)
         name = f"{Path(table.game_file).stem}-{table.id}.jsonl"
