@@ -304,3 +304,14 @@ def test_help_does_not_import_the_web_framework() -> None:
             "print('starlette' in sys.modules, 'uvicorn' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False False", out.stderr
+
+
+def test_games_beyond_the_memory_limit_come_back_from_the_store(tmp_path: Path) -> None:
+    c = client(tmp_path / "games.sqlite3", limits=Limits(tables_in_memory=1))
+    games = [start(c, "qwixx", ["human", "greedy"], seed=s)[0] for s in (1, 2)]
+    for _ in range(2):
+        for token in games:  # each move unloads the other game
+            v = view(c, token)
+            r = move(c, token, v["choices"][0], v["version"])
+            assert r.status_code == 200 and r.json()["version"] > v["version"]
+    assert len(c.app.state.rulekit.tables.loaded) == 1

@@ -211,6 +211,8 @@ class App:
         self.streams += 1  # counted here: a stream that never starts never ends either
         try:
             while loop.time() < until:
+                if sent >= 0:  # the table may have been unloaded and rebuilt meanwhile
+                    table, _seat = await run_in_threadpool(self.tables.by_token, token)
                 if table.version != sent:
                     view = await run_in_threadpool(_view, table, seat)
                     sent = view["version"]
