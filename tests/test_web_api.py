@@ -315,3 +315,9 @@ def test_games_beyond_the_memory_limit_come_back_from_the_store(tmp_path: Path) 
             r = move(c, token, v["choices"][0], v["version"])
             assert r.status_code == 200 and r.json()["version"] > v["version"]
     assert len(c.app.state.rulekit.tables.loaded) == 1
+
+
+def test_serve_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "starlette", None)  # as if the extra were not installed
+    result = run("serve", "qwixx")
+    assert result.exit_code == 1 and "pip install 'rulekit[web]'" in result.output
