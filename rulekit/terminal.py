@@ -148,12 +148,10 @@ def echo_description(game: Any, human: int | None) -> None:
 def seat_agents(n: int, human: int | None, bots: Sequence[str],
                  ) -> tuple[dict[int, Agent], dict[int, str]]:
     """A bot for every seat but the person's (bots assigned in turn), and each seat's name."""
-    agents: dict[int, Agent] = {}
-    bot_names: dict[int, str] = {}
-    bot_seats = [s for s in range(n) if s != human]
-    for k, s in enumerate(bot_seats):
-        bot_names[s] = bots[k % len(bots)]
-        agents[s] = make_agent(bot_names[s])
+    from rulekit.levels import bots_in_turn
+
+    bot_names = bots_in_turn(n, human, bots)
+    agents: dict[int, Agent] = {s: make_agent(name) for s, name in bot_names.items()}
     who = {s: (f"player {s} ({bot_names[s]})" if s in bot_names else f"player {s} (you)")
            for s in range(n)}
     return agents, who
@@ -468,21 +466,18 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
     summary. A level's `bots` (a name or a list, one per computer seat in turn) replace
     `--bots`; every level is a new game with its own seed derived from `seed`.
     """
+    from rulekit.levels import levels
     from rulekit.simulate import derive_seed
 
-    levels = game.levels
-    results: list[tuple[int, str, int, int, bool]] = []
-    for i in range(first, len(levels) + 1):
-        level = levels[i - 1]
-        name = printable(level.get("name") or f"level {i}")
-        minimum = int(level.get("min_score", 0))
-        level_bots = level.get("bots") or bots
-        if isinstance(level_bots, str):
-            level_bots = [level_bots]
-        agents, who = seat_agents(n, human, level_bots)
-        level_seed = derive_seed(seed, "level", i)
-        click.echo("\n" + paint(f"=== {game.name}, level {i} of {len(levels)}: {name}; "
-                                f"score more than {minimum} to pass ===", fg="cyan", bold=True))
+    series = levels(game)
+    results: list[tuple[Any, int]] = []
+    for level in series[first - 1:]:
+        i, name = level.number, printable(level.name)
+        agents, who = seat_agents(n, human, level.bots or bots)
+        level_seed = level.seed(seed)
+        click.echo("\n" + paint(f"=== {game.name}, level {i} of {level.of}: {name}; "
+                                f"score more than {level.min_score} to pass ===",
+                                fg="cyan", bold=True))
         # the seed deals every hidden part: a game with any is told its seed at the end
         seed_note = "" if hides_information(game) else f"; seed {level_seed}"
         click.echo(", ".join(who[s] for s in range(n)) + seed_note)
@@ -490,43 +485,36 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
             echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)
         rng = random.Random(derive_seed(seed, "bots", "play", i))
-        title = f"{game.name}, level {i} of {len(levels)} ({name})"
+        title = f"{game.name}, level {i} of {level.of} ({name})"
         session = Session(state, who, paint, human, agents, rng, title)
         try:
             finished = run_session(session, log, f"the series stops at level {i},")
         except click.exceptions.Exit:  # Ctrl-C: the summary, then the exit code
-            _echo_series(game, results, stopped=True)
+            _echo_series(len(series), results, stopped=True)
             raise
         if not finished:
-            _echo_series(game, results, stopped=True)
+            _echo_series(len(series), results, stopped=True)
             return
         echo_result(session)  # the level's own seed: the series' would deal the next levels
         log.write(state)
         score = state.scores()[seat]
-        passed = score > minimum
-        results.append((i, name, score, minimum, passed))
-        verdict = paint("passed", fg="green") if passed else paint("failed", fg="red")
-        click.echo(f"level {i} ({name}) {verdict}: level score {score}, minimum {minimum}")
-        if not passed:
+        results.append((level, score))
+        verdict = level.verdict(score).split(":", 1)
+        click.echo(f"level {i} ({name}) "
+                   + paint(verdict[0], fg="green" if level.passed(score) else "red")
+                   + ":" + verdict[1])
+        if not level.passed(score):
             break
-    _echo_series(game, results, stopped=False)
+    _echo_series(len(series), results, stopped=False)
     click.echo(f"series seed {seed}: --seed {seed} deals this series again")
 
 
-def _echo_series(game: Any, results: list[tuple[int, str, int, int, bool]],
-                 stopped: bool) -> None:
+def _echo_series(total: int, results: list[tuple[Any, int]], stopped: bool) -> None:
     """The summary of a series of levels: each level played, and how far the person got."""
-    total = len(game.levels)
-    passed = sum(1 for r in results if r[4])
+    from rulekit.levels import series_summary
+
     click.echo("\n=== series summary ===")
-    for i, name, score, minimum, ok in results:
-        click.echo(f"  level {i} {name}: {score} (minimum {minimum}) "
-                   f"{'passed' if ok else 'failed'}")
-    if stopped:
-        click.echo(f"series stopped after {passed} level(s) passed")
-    elif results and all(r[4] for r in results) and results[-1][0] == total:
-        click.echo(f"series complete: the last level ({total}) passed")
-    else:
-        click.echo(f"series over: {passed} level(s) passed of {total}")
-
-
+    lines = series_summary(total, results, stopped)
+    for line in lines[:-1]:
+        click.echo("  " + printable(line))
+    click.echo(lines[-1])
