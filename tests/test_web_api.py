@@ -321,3 +321,107 @@ def test_serve_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(sys.modules, "starlette", None)  # as if the extra were not installed
     result = run("serve", "qwixx")
     assert result.exit_code == 1 and "pip install 'rulekit[web]'" in result.output
+
+
+def series_client(tmp_path: Path, levels: str) -> TestClient:
+    """A server of a Domino 7 variant with the levels given (small hands: quick levels)."""
+    shutil.copy(GAMES / "domino7.yaml", tmp_path / "domino7.yaml")
+    (tmp_path / "series.yaml").write_text(
+        "extends: domino7.yaml\nname: Series\nparams:\n  highest_pip: {default: 6}\n"
+        f"  hand_size: {{default: 5}}\nlevels:\n{levels}")
+    return client(tmp_path / "games.sqlite3", files={"series": str(tmp_path / "series.yaml")})
+
+
+EASY_HARD = ("  - {name: Easy, min_score: -10000, bots: random}\n"
+             "  - {name: Hard, min_score: 10000, bots: [greedy, random]}\n"
+             "  - {name: Last, min_score: 0}\n")
+
+
+def test_levels_are_played_as_a_series_with_each_levels_bots_and_verdict(tmp_path: Path,
+                                                                          ) -> None:
+    from rulekit.simulate import derive_seed
+
+    c = series_client(tmp_path, EASY_HARD)
+    r = c.post("/api/games", json={"game": "series", "seats": ["human", "greedy", "greedy",
+                                                                  "greedy"], "seed": 3, "level": 1})
+    assert r.status_code == 201, r.text
+    first = r.json()["seats"]["0"]["token"]
+    v = view(c, first)
+    assert v["level"]["number"] == 1 and v["level"]["of"] == 3 and v["level"]["name"] == "Easy"
+    assert [p["name"] for p in v["player_parts"]][1:] == [f"player {s} (random)" for s in (1, 2, 3)]
+    assert "level 1 of 3: Easy; score more than -10000 to pass" in c.get(f"/seat/{first}").text
+    r = c.post(f"/api/seat/{first}/next")
+    assert r.status_code == 409 and "not over yet" in r.json()["error"]
+    end = play_out(c, {0: first})
+    # the level's own seed, as `rulekit play` derives it: the same deal as in the terminal
+    assert play_log(c, first)[0]["seed"] == derive_seed(3, "level", 1)
+    score = end["scores"][0]
+    assert end["level"]["passed"] is True
+    assert end["level"]["verdict"] == f"level 1 (Easy) passed: level score {score}, minimum -10000"
+    page = c.get(f"/seat/{first}").text
+    assert 'class="verdict passed"' in page and "next level: 2 (Hard)" in page
+    r = c.post(f"/api/seat/{first}/next")
+    assert r.status_code == 201
+    second = r.json()["token"]
+    assert c.post(f"/api/seat/{first}/next").json()["token"] == second  # one next level
+    names = [p["name"] for p in view(c, second)["player_parts"]]
+    assert names == ["player 0 (you)", "player 1 (greedy)", "player 2 (random)",
+                     "player 3 (greedy)"]
+    # the series survives a restart: the next level resumes, and remembers the first
+    c.app.state.rulekit.store.close()
+    c = series_client(tmp_path, EASY_HARD)
+    end = play_out(c, {0: second})
+    assert end["level"]["passed"] is False and end["level"]["next"] is None
+    assert end["level"]["summary"] == [
+        f"level 1 Easy: {score} (minimum -10000) passed",
+        f"level 2 Hard: {end['scores'][0]} (minimum 10000) failed",
+        "series over: 1 level(s) passed of 3"]
+    assert 'class="verdict failed"' in c.get(f"/seat/{second}").text
+    r = c.post(f"/api/seat/{second}/next")
+    assert r.status_code == 409 and "the series is over" in r.json()["error"]
+    # the page's button works without the script too
+    r = c.post(f"/seat/{first}/next", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/seat/{second}"
+
+
+def play_log(c: TestClient, token: str) -> list[dict]:
+    r = c.get(f"/api/seat/{token}/log")
+    assert r.status_code == 200, r.text
+    return [json.loads(line) for line in r.text.splitlines()]
+
+
+def test_a_series_is_started_from_the_form_at_the_level_chosen(tmp_path: Path) -> None:
+    c = series_client(tmp_path, EASY_HARD)
+    form = c.get("/new/series").text
+    assert 'from level 2: Hard (score more than 10000 to pass; bots greedy, random)' in form
+    r = c.post("/games", data={"game": "series", "players": "4", "seat0": "random",
+                               "seat1": "human", "seat2": "random", "seat3": "random",
+                               "level": "3", "seed": "1"}, follow_redirects=False)
+    assert r.status_code == 303
+    page = c.get(r.headers["location"]).text
+    # a level without bots of its own seats the bots chosen
+    assert "level 3 of 3: Last" in page and "player 0 (random)" in page
+    assert "player 1 (you)" in page
+
+
+def test_series_requests_are_checked(tmp_path: Path) -> None:
+    c = series_client(tmp_path, "  - {name: Strong, min_score: 0, bots: mcts:5000}\n"
+                                "  - {name: Fine, min_score: 0, bots: random}\n")
+    seats = ["human", "random", "random", "random"]
+    for body, words in [
+        ({"game": "series", "seats": seats, "level": 3}, "has levels 1 to 2"),
+        ({"game": "series", "seats": seats, "level": "2"}, "has levels 1 to 2"),
+        ({"game": "series", "seats": ["human", "human", "random", "random"], "level": 2},
+         "played by one person"),
+        ({"game": "series", "seats": seats, "level": 1}, "level 1 (Strong) of the file seats "
+                                                         "'mcts:5000'"),
+    ]:
+        r = c.post("/api/games", json=body)
+        assert r.status_code == 400 and words in r.json()["error"], r.text
+    plain = client()
+    r = plain.post("/api/games", json={"game": "qwixx", "seats": ["human", "random"],
+                                       "level": 1})
+    assert r.status_code == 400 and "has no levels" in r.json()["error"]
+    token = start(plain, "qwixx", ["human", "random"])[0]
+    r = plain.post(f"/api/seat/{token}/next")
+    assert r.status_code == 400 and "not a level of a series" in r.json()["error"]

@@ -99,9 +99,11 @@ class App:
             players = _int_field(form.get("players", ""), "players")
             seats = [form.get(f"seat{s}", "") for s in range(players)] if players <= 8 else []
             seed = _int_field(form["seed"], "seed") if form.get("seed", "").strip() else None
+            level = _int_field(form["level"], "level") if form.get("level", "").strip() \
+                else None
             params = _params(form, await run_in_threadpool(self.tables.game, key))
             table, tokens = await run_in_threadpool(self.tables.create, key, seats, params,
-                                                    seed)
+                                                    seed, level)
         except RulekitError as exc:
             if key not in self.tables.files:
                 return _page_error(exc)
@@ -125,7 +127,8 @@ class App:
 
     # ---- the API -------------------------------------------------------------------------
     async def api_create(self, request: Request) -> Response:
-        """`{"game": KEY, "seats": ["human", "greedy", ...], "params": {...}, "seed": N}`."""
+        """`{"game": KEY, "seats": ["human", "greedy", ...], "params": {...}, "seed": N}`;
+        with `"level": N`, a series of the file's levels starting at level N."""
         try:
             body = _json(await _body(request))
             seats = body.get("seats")
@@ -138,8 +141,9 @@ class App:
             if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)
                                      or not 0 <= seed < 2**63):
                 raise WebError(400, "seed must be a whole number from 0")
+            level = body.get("level")
             table, tokens = await run_in_threadpool(self.tables.create, str(body.get("game")),
-                                                    seats, params, seed)
+                                                    seats, params, seed, level)
         except RulekitError as exc:
             return _api_error(exc)
         return JSONResponse({"table": table.id, "seats": {str(s): {"token": t,
@@ -181,6 +185,28 @@ class App:
             finally:  # what happened is kept, even when a bot's move failed halfway
                 self.tables.save(table)
             return table.view(seat)
+
+    async def api_next(self, request: Request) -> Response:
+        """The next level of the seat's series: its page (201), started if it was not."""
+        try:
+            token = await self._next(request)
+        except RulekitError as exc:
+            return _api_error(exc)
+        return JSONResponse({"token": token, "page": f"/seat/{token}"}, status_code=201,
+                            headers=_HEADERS)
+
+    async def next_from_form(self, request: Request) -> Response:
+        """The page's "next level" button, without the script: the next level's page (303)."""
+        try:
+            token = await self._next(request)
+        except RulekitError as exc:
+            return _page_error(exc)
+        return RedirectResponse(f"/seat/{token}", status_code=303, headers=_HEADERS)
+
+    async def _next(self, request: Request) -> str:
+        table, _seat = await run_in_threadpool(self.tables.by_token,
+                                               request.path_params["token"])
+        return await run_in_threadpool(self.tables.next_level, table)
 
     async def api_log(self, request: Request) -> Response:
         try:
@@ -326,6 +352,8 @@ def create_app(files: dict[str, str], db: str = ":memory:", limits: Limits | Non
         Route("/api/seat/{token}/move", app.api_move, methods=["POST"]),
         Route("/api/seat/{token}/events", app.api_events),
         Route("/api/seat/{token}/log", app.api_log),
+        Route("/api/seat/{token}/next", app.api_next, methods=["POST"]),
+        Route("/seat/{token}/next", app.next_from_form, methods=["POST"]),
         Mount("/static", StaticFiles(directory=static), name="static"),
     ])
     web.state.rulekit = app

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from rulekit.components.markup import esc
+from rulekit.levels import levels
 from rulekit.web.tables import BOT_CHOICES, HUMAN
 
 
@@ -58,10 +59,21 @@ def new_game(key: str, game: Any, error: str = "") -> str:
         params.append(f'<label>{esc(name)} <input name="param.{esc(name)}" value="{esc(value)}">'
                       f'<small>{esc(decl.get("doc", ""))}</small></label>')
     err = f'<p class="error" role="alert">{esc(error)}</p>' if error else ""
+    series = ""
+    if game.levels:
+        options = ['<option value="">none: one game, the seats as chosen below</option>']
+        for lv in levels(game):
+            bots = f"; bots {', '.join(lv.bots)}" if lv.bots else ""
+            options.append(f'<option value="{lv.number}"{" selected" if lv.number == 1 else ""}>'
+                           f"from level {lv.number}: {esc(lv.name)} (score more than "
+                           f"{lv.min_score} to pass{esc(bots)})</option>")
+        series = (f'<label>levels <select name="level">{"".join(options)}</select><small>one '
+                  "person plays each level against its bots; a level passed opens the next"
+                  "</small></label>")
     return page(f"new game: {game.name}", f"<h1>{esc(game.name)}</h1>{err}"
                 f'<form method="post" action="/games" class="new">'
                 f'<input type="hidden" name="game" value="{esc(key)}">'
-                f'<label>players <select name="players">{players}</select></label>'
+                f'<label>players <select name="players">{players}</select></label>{series}'
                 f'<fieldset><legend>who sits where (seats past the number of players stay '
                 f'empty)</legend>{"".join(seats)}</fieldset>'
                 f'<fieldset><legend>params (as in the game file; values are YAML)</legend>'
@@ -96,6 +108,10 @@ def fragment(view: dict[str, Any], token: str) -> str:
     elif view["deciding"] is not None:
         head += f"waiting for {esc(view['deciding_name'])}"
     head += "</p>"
+    level = view["level"]
+    if level:
+        head += (f'<p class="level">level {level["number"]} of {level["of"]}: '
+                 f'{esc(level["name"])}; score more than {level["min_score"]} to pass</p>')
     board = ("".join(f'<p class="display">{esc(line)}</p>' for line in view["display"])
              + view["board"])
     players = []
@@ -122,7 +138,7 @@ def fragment(view: dict[str, Any], token: str) -> str:
         won = "winner" if len(names) == 1 else "winners (shared)"
         result = (f'<section class="result"><h2>game over</h2><p class="end">{esc(view["end"])}'
                   f'</p><p class="scores">scores: {scores}</p><p class="winners">{won}: '
-                  f'{esc(", ".join(names))}</p></section>')
+                  f'{esc(", ".join(names))}</p>{level_result(level, token)}</section>')
     log = (f'<p><a class="log" href="/api/seat/{esc(token)}/log" download>the game\'s log '
            "(for rulekit replay)</a></p>") if view["log_ready"] else ""
     events = "".join(f"<li>{esc(e)}</li>" for e in reversed(view["events"]))  # latest first
@@ -130,6 +146,21 @@ def fragment(view: dict[str, Any], token: str) -> str:
             f'<div class="players">{"".join(players)}</div>'
             f'<section class="events"><h2>what happened (latest first)</h2>'
             f"<ol reversed>{events}</ol></section>{log}")
+
+
+def level_result(level: dict[str, Any] | None, token: str) -> str:
+    """A level's verdict in words, the series so far, and the button to the next level."""
+    if not level or level["passed"] is None:
+        return ""
+    verdict = "passed" if level["passed"] else "failed"
+    summary = "".join(f"<li>{esc(line)}</li>" for line in level["summary"])
+    nxt = ""
+    if level["next"]:
+        nxt = (f'<form method="post" action="/seat/{esc(token)}/next" class="next">'
+               f'<button type="submit">next level: {level["next"]["number"]} '
+               f'({esc(level["next"]["name"])})</button></form>')
+    return (f'<p class="verdict {verdict}">{esc(level["verdict"])}</p>'
+            f'<ul class="series">{summary}</ul>{nxt}')
 
 
 def message(title: str, text: str) -> str:

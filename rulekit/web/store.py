@@ -3,7 +3,8 @@
 A game is stored as what it was started with (the game file's key, params, players, seed,
 who sits where) and its log, one row per entry, appended as the game goes on. The log
 is the game: a server started again rebuilds each game from it exactly, as
-`rulekit replay` does, so nothing but the log needs to be saved.
+`rulekit replay` does, so nothing but the log needs to be saved. A series of levels is
+its person's seat and its seed, and a game for each level played so far.
 """
 
 from __future__ import annotations
@@ -38,6 +39,19 @@ CREATE TABLE IF NOT EXISTS tokens (
     game_id TEXT NOT NULL REFERENCES games(id),
     seat INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS series (
+    id TEXT PRIMARY KEY,
+    seat INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    bots TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS levels (
+    game_id TEXT PRIMARY KEY REFERENCES games(id),
+    series_id TEXT NOT NULL REFERENCES series(id),
+    level INTEGER NOT NULL,
+    score INTEGER,  -- the person's, once the level is over
+    UNIQUE (series_id, level)
+);
 """
 
 
@@ -55,6 +69,17 @@ class StoredGame:
     over: bool
 
 
+@dataclass
+class StoredLevel:
+    """A game that is one level of a series."""
+
+    series: str
+    level: int  # from 1
+    seat: int   # the person's
+    seed: int   # the series' (each level's own is derived from it)
+    bots: list[str]  # the bots chosen for the other seats, for levels without their own
+
+
 class Store:
     """The games of one server in one SQLite file (`:memory:` for none kept)."""
 
@@ -69,10 +94,19 @@ class Store:
         with self.lock:
             self.db.close()
 
-    def add(self, g: StoredGame, tokens: dict[str, int]) -> None:
-        """A new game, its log so far and the tokens of its seats."""
+    def add(self, g: StoredGame, tokens: dict[str, int], level: StoredLevel | None = None,
+            ) -> None:
+        """A new game, its log so far and the tokens of its seats; with `level`, a level
+        of a series (the series is stored with its first level). A level that its series
+        has already is refused (sqlite3.IntegrityError), and nothing is stored."""
         with self.lock, self.db:
             self.db.execute("BEGIN")
+            if level is not None:
+                self.db.execute("INSERT OR IGNORE INTO series (id, seat, seed, bots) "
+                                "VALUES (?, ?, ?, ?)", (level.series, level.seat, level.seed,
+                                                        json.dumps(level.bots)))
+                self.db.execute("INSERT INTO levels (game_id, series_id, level) VALUES (?, ?, ?)",
+                                (g.id, level.series, level.level))
             self.db.execute(
                 "INSERT INTO games (id, game_key, params, players, seed, seats, created, "
                 "updated, over) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -82,13 +116,18 @@ class Store:
                                 [(t, g.id, seat) for t, seat in tokens.items()])
             self._append(g.id, 0, g.log)
 
-    def extend(self, game_id: str, start: int, entries: list[dict], over: bool) -> None:
-        """Entries `start`, `start + 1`, ... of a game's log, written in one transaction."""
+    def extend(self, game_id: str, start: int, entries: list[dict], over: bool,
+               level_score: int | None = None) -> None:
+        """Entries `start`, `start + 1`, ... of a game's log, written in one transaction;
+        with `level_score`, the person's score in the level the game ended."""
         with self.lock, self.db:
             self.db.execute("BEGIN")
             self._append(game_id, start, entries)
             self.db.execute("UPDATE games SET over = ?, updated = ? WHERE id = ?",
                             (int(over), time.time(), game_id))
+            if level_score is not None:
+                self.db.execute("UPDATE levels SET score = ? WHERE game_id = ?",
+                                (level_score, game_id))
 
     def _append(self, game_id: str, start: int, entries: list[dict]) -> None:
         self.db.executemany("INSERT INTO entries (game_id, n, entry) VALUES (?, ?, ?)",
@@ -107,6 +146,22 @@ class Store:
             rows = self.db.execute("SELECT seat, token FROM tokens WHERE game_id = ?",
                                    (game_id,)).fetchall()
         return {seat: token for seat, token in rows}
+
+    def level_of(self, game_id: str) -> StoredLevel | None:
+        """The series and level a game is, or None for a game on its own."""
+        with self.lock:
+            row = self.db.execute(
+                "SELECT l.series_id, l.level, s.seat, s.seed, s.bots FROM levels l JOIN "
+                "series s ON s.id = l.series_id WHERE l.game_id = ?", (game_id,)).fetchone()
+        return StoredLevel(*row[:4], json.loads(row[4])) if row else None
+
+    def series_games(self, series_id: str) -> dict[int, tuple[str, int | None]]:
+        """The game of each level of a series played so far, with the person's score once
+        that level is over."""
+        with self.lock:
+            rows = self.db.execute("SELECT level, game_id, score FROM levels WHERE "
+                                   "series_id = ?", (series_id,)).fetchall()
+        return {level: (game_id, score) for level, game_id, score in rows}
 
     def get(self, game_id: str) -> StoredGame | None:
         with self.lock:

@@ -5,6 +5,10 @@ bots and chance move by themselves until a person must decide or the game is ove
 every new log entry is stored before the move is answered. What a seat is shown comes
 from the State API's views for that seat: another hand never reaches it, nor a secret
 deal, nor another seat's choice in a window of simultaneous decisions before it resolves.
+
+A file with `levels:` may be played as a series, as `rulekit play` plays it: one person
+against each level's bots, every level a table of its own, and a level passed opens the
+next one.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.errors import RulekitError
-from rulekit.web.store import Store, StoredGame
+from rulekit.levels import Level, levels, series_summary
+from rulekit.web.store import Store, StoredGame, StoredLevel
 
 #: the bots a person may seat at a web table: iteration budgets only, so that a game does
 #: not depend on the machine's speed, and small enough to answer within a moment
@@ -50,11 +55,27 @@ class WebError(RulekitError):
         self.status = status
 
 
+@dataclass
+class SeriesPlace:
+    """Where a table stands in a series of levels."""
+
+    series: str
+    level: Level
+    seat: int          # the person's
+    seed: int          # the series' seed; the level's own is derived from it
+    bots: list[str]    # the bots chosen for the other seats, for levels without their own
+    earlier: list[tuple[Level, int]]  # the levels before, with the person's score in each
+
+    def stored(self) -> StoredLevel:
+        return StoredLevel(self.series, self.level.number, self.seat, self.seed, self.bots)
+
+
 class Table:
     """One game being played: the state, who sits where, and its lock."""
 
     def __init__(self, id: str, key: str, game_file: str, game: Any, state: Any,
-                 seats: list[str], params: dict[str, Any]) -> None:
+                 seats: list[str], params: dict[str, Any],
+                 place: SeriesPlace | None = None) -> None:
         from rulekit.bots import make
 
         self.id = id
@@ -64,6 +85,7 @@ class Table:
         self.state = state
         self.seats = seats
         self.params = params
+        self.place = place
         self.bots = {s: make(spec) for s, spec in enumerate(seats) if spec != HUMAN}
         self.lock = threading.Lock()
         self.stored = len(state.log)  # log entries already in the store
@@ -175,7 +197,31 @@ class Table:
             "end": end_reason_text(st) if st.is_over else "",
             "components": st.view(seat)["components"],
             "log_ready": st.is_over or not any(k.hides_information for k in game.components),
+            "level": self.level_view(),
         }
+
+    def level_view(self) -> dict[str, Any] | None:
+        """The level this table is, and once it is over its verdict in words, the next
+        level if it opens one, and the summary of the series so far."""
+        place = self.place
+        if place is None:
+            return None
+        level, st = place.level, self.state
+        score = st.scores()[place.seat]
+        out: dict[str, Any] = {"number": level.number, "of": level.of, "name": level.name,
+                               "min_score": level.min_score, "score": score,
+                               "passed": None, "verdict": "", "next": None, "summary": []}
+        if st.is_over:
+            out["passed"] = level.passed(score)
+            out["verdict"] = f"level {level.number} ({level.name}) {level.verdict(score)}"
+            if out["passed"] and level.number < level.of:
+                nxt = levels(self.game)[level.number]
+                out["next"] = {"number": nxt.number, "name": nxt.name}
+            summary = series_summary(level.of, [*place.earlier, (level, score)],
+                                     stopped=False)
+            # the series goes on: its last line (how it ended) is not said yet
+            out["summary"] = summary[:-1] if out["next"] else summary
+        return out
 
     def log_text(self) -> str:
         """The game's log as the JSON lines `rulekit replay` reads; it names the game file
@@ -196,6 +242,7 @@ class Tables:
         self.loaded: OrderedDict[str, Table] = OrderedDict()
         self.games: OrderedDict[str, Any] = OrderedDict()  # (key, params) -> Game
         self.lock = threading.Lock()
+        self.series_lock = threading.Lock()
 
     def game(self, key: str, params: dict[str, Any] | None = None) -> Any:
         """The compiled game of a key with params set (a bad param raises a RulekitError)."""
@@ -215,32 +262,88 @@ class Tables:
         return game
 
     def create(self, key: str, seats: list[str], params: dict[str, Any] | None = None,
-               seed: int | None = None) -> tuple[Table, dict[int, str]]:
-        """A new table; returns it and the token of each person's seat."""
-        if self.store.open_games(self.limits.idle) >= self.limits.open_games:
-            raise WebError(503, f"{self.limits.open_games} games are in progress here, the "
-                                "most this server keeps: finish one first, or wait a day")
+               seed: int | None = None, level: int | None = None,
+               ) -> tuple[Table, dict[int, str]]:
+        """A new table; returns it and the token of each person's seat. With `level`, the
+        table is that level of a new series of the file's levels: one seat is the
+        person's, the others play the level's bots (a level without bots: theirs)."""
         game = self.game(key, params)
         n = len(seats)
         if not game.min_players <= n <= min(game.max_players, self.limits.players):
             raise WebError(400, f"{game.name} is for {game.min_players} to "
                                 f"{min(game.max_players, self.limits.players)} players, not {n}")
         for spec in seats:
-            if spec != HUMAN and not _BOT.fullmatch(spec):
-                raise WebError(400, f"a seat is {HUMAN!r} or a bot: "
-                                    f"{', '.join(BOT_CHOICES)} (mcts up to 999 iterations)")
+            _check_seat(spec)
         if HUMAN not in seats:
             raise WebError(400, "at least one seat must be a person's")
         seed = secrets.randbelow(2**31) if seed is None else seed
-        state = game.new_game(players=n, seed=seed)
-        table = Table(secrets.token_hex(8), key, self.files[key], game, state, seats,
-                      params or {})
-        table.advance()
+        if level is None:
+            return self._open(key, game, seats, params or {}, seed, None)
+        series = levels(game)
+        if not series:
+            raise WebError(400, f"{game.name} has no levels")
+        if not isinstance(level, int) or isinstance(level, bool) \
+                or not 1 <= level <= len(series):
+            raise WebError(400, f"{game.name} has levels 1 to {len(series)}")
+        people = [s for s, spec in enumerate(seats) if spec == HUMAN]
+        if len(people) != 1:
+            raise WebError(400, "a series of levels is played by one person: make one seat "
+                                "a person's, the others play the level's bots")
+        bots = [spec for spec in seats if spec != HUMAN]
+        place = SeriesPlace(secrets.token_hex(8), series[level - 1], people[0], seed, bots, [])
+        return self._open_level(key, game, n, params or {}, place)
+
+    def next_level(self, table: Table) -> str:
+        """The person's token at the level after the table's, which is started when it
+        was not yet; a level not over, failed or the last one opens none."""
+        place = table.place
+        if place is None:
+            raise WebError(400, "this game is not a level of a series")
+        level = place.level
+        with table.lock:
+            over, score = table.state.is_over, table.state.scores()[place.seat]
+        if not over:
+            raise WebError(409, f"level {level.number} is not over yet")
+        if not level.passed(score):
+            raise WebError(409, f"level {level.number} was failed ({level.verdict(score)}): "
+                                "the series is over")
+        if level.number == level.of:
+            raise WebError(409, "the last level was passed: the series is complete")
+        with self.series_lock:  # pressed twice, or on two pages: one next level
+            played = self.store.series_games(place.series)
+            if level.number + 1 in played:
+                return self.store.tokens(played[level.number + 1][0])[place.seat]
+            nxt = SeriesPlace(place.series, levels(table.game)[level.number], place.seat,
+                              place.seed, place.bots, [*place.earlier, (level, score)])
+            _table, tokens = self._open_level(table.key, table.game, table.state.n,
+                                              table.params, nxt)
+        return tokens[place.seat]
+
+    def _open_level(self, key: str, game: Any, n: int, params: dict[str, Any],
+                    place: SeriesPlace) -> tuple[Table, dict[int, str]]:
+        level = place.level
+        bots = level.seats(n, place.seat, place.bots)
+        for spec in bots.values():
+            _check_seat(spec, f"level {level.number} ({level.name}) of the file seats ")
+        return self._open(key, game, [bots.get(s, HUMAN) for s in range(n)], params,
+                          level.seed(place.seed), place)
+
+    def _open(self, key: str, game: Any, seats: list[str], params: dict[str, Any],
+              seed: int, place: SeriesPlace | None) -> tuple[Table, dict[int, str]]:
+        """The table started, its bots' first moves made, and stored."""
+        if self.store.open_games(self.limits.idle) >= self.limits.open_games:
+            raise WebError(503, f"{self.limits.open_games} games are in progress here, the "
+                                "most this server keeps: finish one first, or wait a day")
+        state = game.new_game(players=len(seats), seed=seed)
+        table = Table(secrets.token_hex(8), key, self.files[key], game, state, seats, params,
+                      place)
         tokens = {s: secrets.token_urlsafe(18) for s, spec in enumerate(seats) if spec == HUMAN}
-        self.store.add(StoredGame(table.id, key, params or {}, n, seed, seats,
-                                  list(state.log), state.is_over),
-                       {t: s for s, t in tokens.items()})
-        table.stored = len(state.log)
+        self.store.add(StoredGame(table.id, key, params, len(seats), seed, seats, [], False),
+                       {t: s for s, t in tokens.items()}, place.stored() if place else None)
+        table.stored = 0
+        with table.lock:
+            table.advance()
+            self.save(table)
         self._keep(table)
         return table, tokens
 
@@ -249,7 +352,9 @@ class Tables:
         st = table.state
         new = st.log[table.stored:]
         if new:
-            self.store.extend(table.id, table.stored, list(new), st.is_over)
+            place = table.place
+            score = st.scores()[place.seat] if place is not None and st.is_over else None
+            self.store.extend(table.id, table.stored, list(new), st.is_over, score)
             table.stored = len(st.log)
 
     def by_token(self, token: str) -> tuple[Table, int]:
@@ -283,7 +388,7 @@ class Tables:
         except LogError as exc:
             raise WebError(500, f"the stored game cannot be resumed: {exc}") from None
         table = Table(game_id, g.game_key, self.files[g.game_key], game, state, g.seats,
-                      g.params)
+                      g.params, self._place(game_id, game))
         with self.lock:
             if game_id in self.loaded:  # another request restored it meanwhile
                 return self.loaded[game_id]
@@ -292,6 +397,20 @@ class Tables:
             self.save(table)
         self._keep(table)
         return table
+
+    def _place(self, game_id: str, game: Any) -> SeriesPlace | None:
+        """A stored game's place in its series, if it is a level of one."""
+        stored = self.store.level_of(game_id)
+        if stored is None:
+            return None
+        series = levels(game)
+        if stored.level > len(series):
+            raise WebError(410, f"the game file has no level {stored.level} any more")
+        played = self.store.series_games(stored.series)
+        earlier = [(series[i - 1], score) for i, (_g, score) in sorted(played.items())
+                   if i < stored.level and score is not None]
+        return SeriesPlace(stored.series, series[stored.level - 1], stored.seat, stored.seed,
+                           stored.bots, earlier)
 
     def _keep(self, table: Table) -> None:
         with self.lock:
@@ -302,3 +421,10 @@ class Tables:
 
     def tokens(self, table: Table) -> dict[int, str]:
         return self.store.tokens(table.id)
+
+
+def _check_seat(spec: Any, who: str = "") -> None:
+    """A seat is a person's or a bot this server runs (iteration budgets below 1000)."""
+    if spec != HUMAN and not (isinstance(spec, str) and _BOT.fullmatch(spec)):
+        raise WebError(400, f"{who}{str(spec)[:60]!r}: a seat is {HUMAN!r} or a bot: "
+                            f"{', '.join(BOT_CHOICES)} (mcts up to 999 iterations)")
