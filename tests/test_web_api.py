@@ -425,3 +425,32 @@ def test_series_requests_are_checked(tmp_path: Path) -> None:
     token = start(plain, "qwixx", ["human", "random"])[0]
     r = plain.post(f"/api/seat/{token}/next")
     assert r.status_code == 400 and "not a level of a series" in r.json()["error"]
+
+
+def test_supplies_and_stacks_are_drawn_with_what_is_left_and_what_each_player_won() -> None:
+    import re
+
+    files = {"levelx": str(GAMES / "levelx.yaml")}
+    c = client(files=files)
+    tokens = start(c, "levelx", ["human", "random"], seed=6)
+    end = play_out(c, tokens)
+    comps = end["components"]
+    page = c.get(f"/seat/{tokens[0]}").text
+
+    def piles(html: str) -> dict[int, int]:
+        return {int(k): int(n) for k, n in
+                re.findall(r'class="pile[^"]*" data-key="(\d+)" data-count="(\d+)"', html)}
+
+    board = page.split('<section class="board">')[1].split("</section>")[0]
+    shared = dict(zip(comps["chips"]["keys"], comps["chips"]["counts"]))
+    assert piles(board) == shared and 0 in shared.values()  # empty piles are shown too
+    left = re.findall(r'data-item="(\d+)"', board)
+    assert [int(x) for x in left] == comps["bonus"]["left"]
+    assert ('<span class="award top"' in board) == bool(left)  # the next one is marked
+    for seat in (0, 1):
+        part = page.split(f'data-seat="{seat}"')[1].split("</section>")[0]
+        won = {k: n for k, n in zip(comps["won"]["keys"], comps["won"]["counts"][seat]) if n}
+        assert piles(part) == won and won  # a game to its end: everyone took chips
+        held = [int(x) for x in re.findall(r'data-item="(\d+)"', part)]
+        assert held == comps["bonus"]["held"][seat]
+    assert any(comps["bonus"]["held"])  # with this seed a bonus tile was won

@@ -79,3 +79,24 @@ def tile_back() -> str:
 def pawn(seat: int) -> str:
     """A player's pawn, coloured by seat."""
     return f'<span class="pawn s{seat % 8}" title="player {seat}">{seat}</span>'
+
+
+def piles(name: str, keys: list[Any], counts: list[int], cls: str = "supply") -> str:
+    """A supply's piles: each key as a token with how many are left on it (an empty pile
+    faded), under the supply's name."""
+    items = "".join(f'<figure class="pile{"" if c else " empty"}" data-key="{esc(k)}" '
+                    f'data-count="{c}"><span class="token">{esc(k)}</span>'
+                    f"<figcaption>&times;{c}</figcaption></figure>"
+                    for k, c in zip(keys, counts))
+    total = f'<span class="total">total {sum(counts)}</span>' if items else "none"
+    return (f'<div class="{cls}" data-supply="{esc(name)}"><span class="name">{esc(name)}'
+            f"</span>{items}{total}</div>")
+
+
+def awards(name: str, items: list[Any], cls: str, caption: str, top: bool = False) -> str:
+    """A stack's items in a row after a caption (none: `none`); with `top`, the first is
+    marked (it is taken next)."""
+    tiles = "".join(f'<span class="award{" top" if top and i == 0 else ""}" '
+                    f'data-item="{esc(v)}">{esc(v)}</span>' for i, v in enumerate(items))
+    return (f'<div class="{cls}" data-stack="{esc(name)}" data-count="{len(items)}">'
+            f'<span class="name">{esc(caption)}</span>{tiles or "none"}</div>')
