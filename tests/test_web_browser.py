@@ -1,6 +1,7 @@
 """`rulekit serve` in a real headless Chromium (Debian's, driven by Playwright): a Qwixx
-game and a Domino 7 game played to the end by clicks, two people at one table seeing each
-other's moves live, and screenshots of what a person sees."""
+game and a level of Domino 7 played to the end by clicks (on buttons, sheet cells and
+tiles), two people at one table seeing each other's moves live, and screenshots of what a
+person sees."""
 
 from __future__ import annotations
 
@@ -56,11 +57,16 @@ def play_to_the_end(page: Any) -> int:
         page.wait_for_selector("button.choice, section.result", timeout=15_000)
         if page.query_selector("section.result"):
             return clicks
-        version = page.get_attribute("#game", "data-version")
-        page.click("button.choice >> nth=0")
-        page.wait_for_selector(f'#game:not([data-version="{version}"])', timeout=15_000)
-        assert page.inner_text("#error") == ""
+        click_and_wait(page, "button.choice >> nth=0")
     raise AssertionError(f"the game was not over after {MAX_CLICKS} clicks")
+
+
+def click_and_wait(page: Any, selector: str) -> None:
+    """Click, and wait for the page to show that the game moved on."""
+    version = page.get_attribute("#game", "data-version")
+    page.click(selector)
+    page.wait_for_selector(f'#game:not([data-version="{version}"])', timeout=15_000)
+    assert page.inner_text("#error") == ""
 
 
 def screenshot(page: Any, path: Path) -> None:
@@ -83,6 +89,11 @@ def test_qwixx_is_started_from_the_form_and_played_to_the_end(browser: Any, serv
     assert page.locator("table.sheet").count() == 2
     assert page.locator("table.sheet tr.row[data-row=red]").count() == 2
     assert page.locator("button.choice").count() >= 2
+    # a cell of one's own sheet that a choice names is clicked instead of its button
+    label = page.get_attribute("button.choice >> nth=0", "data-label")
+    assert label != "pass" and page.locator("td.pickable").count() >= 2
+    click_and_wait(page, f'td.pickable[data-pick="{label}"]')
+    assert page.locator(f'td.cell.crossed[data-pick="{label}"]').count() == 1
     clicks = play_to_the_end(page)
     assert clicks > 5
     assert page.inner_text("section.result .end").strip()
@@ -93,22 +104,43 @@ def test_qwixx_is_started_from_the_form_and_played_to_the_end(browser: Any, serv
     page.close()
 
 
-def test_domino_7_is_played_to_the_end_against_three_bots(browser: Any, server: str,
-                                                          tmp_path: Path) -> None:
+def test_domino_7_level_1_is_played_to_the_end_and_opens_level_2(browser: Any, server: str,
+                                                                 tmp_path: Path) -> None:
     r = httpx.post(server + "/api/games", json={
-        "game": "domino7", "seats": ["human", "random", "greedy", "random"], "seed": 7})
+        "game": "domino7", "seats": ["human", "greedy", "greedy", "greedy"], "seed": 12,
+        "level": 1})
     token = r.json()["seats"]["0"]["token"]
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     page.goto(f"{server}/seat/{token}")
-    # my hand face up, the three others face down, the line of play
+    # the level and its bots (the file's: random for Novice), my hand face up, the
+    # three others face down, the line of play
+    assert page.inner_text("p.level") == "level 1 of 5: Novice; score more than 0 to pass"
+    assert page.locator("section.player h2", has_text="(random)").count() == 3
     own = page.locator("section.player.you .hand:not(.hidden) svg.tile").count()
     assert own > 0 and page.locator(".hand.hidden").count() == 3
     assert page.locator(".hand.hidden svg.tile:not(.back)").count() == 0
+    # clicking a tile of the hand: the opening double (one choice) is laid at once; then
+    # 1|11 fits both ends, and the click marks its two choices for the person to pick
+    click_and_wait(page, 'svg.tile.pickable[data-pick="12|12"]')
+    assert page.locator('.line svg.tile[data-tile="12|12"]').count() == 1
+    assert page.locator('.you svg.tile[data-tile="12|12"]').count() == 0
+    page.click('svg.tile.pickable[data-pick="1|11"]')
+    picked = page.locator("button.choice.picked")
+    assert [picked.nth(i).get_attribute("data-label") for i in range(picked.count())] \
+        == ["1|11 left", "1|11 right"]
+    click_and_wait(page, "button.choice.picked >> nth=1")
+    assert page.locator('.line svg.tile[data-tile="1|11"]').count() == 1
     play_to_the_end(page)
     assert page.locator(".line svg.tile").count() > 10
     assert page.inner_text("section.result .end").strip()
     assert "scores:" in page.inner_text("section.result .scores")
+    # with this seed the level is passed (the API test checks a failed one)
+    assert page.inner_text(".verdict.passed").startswith("level 1 (Novice) passed: level score")
     screenshot(page, tmp_path / "domino7.png")
+    page.click("form.next button")
+    page.locator("p.level", has_text="level 2 of 5: Apprentice").wait_for(timeout=15_000)
+    assert page.url != f"{server}/seat/{token}"
+    assert page.locator("section.player h2", has_text="(greedy)").count() == 1
     page.close()
 
 

@@ -271,7 +271,8 @@ class CrossSheet(Kind):
         return "\n".join(lines)
 
     def html_player(self, st: Any, player: int, seat: int | None) -> str:
-        """A table: a row per sheet row in its colour, each cell crossed, passed over or free."""
+        """A table: a row per sheet row in its colour, each cell crossed, passed over or free;
+        on one's own sheet a cell is a piece to click as `ROW VALUE` (`red 7`)."""
         last, count, locked, mask = st.comps[self.index]
         rows = []
         for r, name in enumerate(self.row_names):
@@ -283,7 +284,8 @@ class CrossSheet(Kind):
                     state = "gone"
                 else:
                     state = "free"
-                cells.append(f'<td class="cell {state}" data-value="{esc(v)}">{esc(v)}</td>')
+                pick = f' data-pick="{esc(name)} {esc(v)}"' if player == seat else ""
+                cells.append(f'<td class="cell {state}" data-value="{esc(v)}"{pick}>{esc(v)}</td>')
             lock = " locked" if locked[r] else ""
             rows.append(f'<tr class="row{lock}" data-row="{esc(name)}"{colour_style(name)}>'
                         f"<th>{esc(name)}</th>{''.join(cells)}"

@@ -2,7 +2,9 @@
 
 Every text a game gives (names, labels, values) is escaped here, so a game file cannot put
 markup into a page. Colours come from names (a row or die called `red` is red) only when
-the name is one of a few colour words; anything else gets the neutral style.
+the name is one of a few colour words; anything else gets the neutral style. A piece a
+person may act on carries `data-pick`: its name as the labels of choices write it (the
+page's script makes it clickable when a label does).
 """
 
 from __future__ import annotations
@@ -54,8 +56,10 @@ def die_svg(name: str, face: int | None, sides: int) -> str:
             f"<figcaption>{esc(name)}</figcaption></figure>")
 
 
-def tile_svg(a: int, b: int, across: bool = False, label: str | None = None) -> str:
-    """A domino tile with its two numbers; `across` draws it standing (a crosswise double)."""
+def tile_svg(a: int, b: int, across: bool = False, label: str | None = None,
+             pick: bool = False) -> str:
+    """A domino tile with its two numbers; `across` draws it standing (a crosswise double);
+    with `pick`, a piece to click by its name (`3|12`)."""
     name = esc(label if label is not None else f"{a}|{b}")
     if across:
         return (f'<svg class="tile across" data-tile="{name}" viewBox="0 0 30 60" width="24" '
@@ -63,7 +67,9 @@ def tile_svg(a: int, b: int, across: bool = False, label: str | None = None) -> 
                 f'rx="4"/><line x1="4" y1="30" x2="26" y2="30"/>'
                 f'<text x="15" y="21" text-anchor="middle">{esc(a)}</text>'
                 f'<text x="15" y="51" text-anchor="middle">{esc(b)}</text></svg>')
-    return (f'<svg class="tile" data-tile="{name}" viewBox="0 0 60 30" width="48" height="24">'
+    picked = f' data-pick="{name}"' if pick else ""
+    return (f'<svg class="tile" data-tile="{name}"{picked} viewBox="0 0 60 30" width="48" '
+            'height="24">'
             f'<title>{name}</title><rect x="1" y="1" width="58" height="28" rx="4"/>'
             f'<line x1="30" y1="4" x2="30" y2="26"/>'
             f'<text x="15" y="20" text-anchor="middle">{esc(a)}</text>'

@@ -274,7 +274,8 @@ class TileSet(Kind):
         if seat is not None and seat != player:
             return (f'<div class="hand hidden" data-count="{len(h)}">'
                     + tile_back() * min(len(h), 30) + f" {_tiles(len(h))}</div>")
-        return ('<div class="hand">' + "".join(tile_svg(t.a, t.b) for t in h)
+        return ('<div class="hand">' + "".join(tile_svg(t.a, t.b, pick=seat == player)
+                                               for t in h)
                 + f" ({_tiles(len(h))}, {sum(t.pips for t in h)} pips)</div>")
 
     # ---- the deal ---------------------------------------------------------------------------

@@ -236,14 +236,16 @@ class Track(Kind):
         return "\n".join(lines)
 
     def html(self, st: Any, seat: int | None) -> str:
-        """A row of fields per lane, the pawns on them; the first column is off the board."""
+        """A row of fields per lane, the pawns on them; the first column is off the board.
+        A lane is a piece to click by its key (choices naming it: `5 + 10` acts on 5)."""
         rows = []
         for key, fields in self._occupants(st):
             end = len(fields) - 1
             cells = "".join(f'<td class="{"off" if f == 0 else ("last" if f == end else "field")}"'
                             f' data-field="{f}">' + "".join(pawn(p) for p in here) + "</td>"
                             for f, here in enumerate(fields))
-            rows.append(f'<tr data-lane="{esc(key)}"><th>{esc(key)}</th>{cells}</tr>')
+            rows.append(f'<tr data-lane="{esc(key)}" data-pick="{esc(key)}"><th>{esc(key)}</th>'
+                        f"{cells}</tr>")
         return f'<table class="track">{"".join(rows)}</table>'
 
     def _occupants(self, st: Any) -> list[tuple[Any, list[list[int]]]]:
