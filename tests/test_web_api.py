@@ -251,12 +251,17 @@ def test_a_game_files_text_is_shown_as_text_never_as_markup(tmp_path: Path) -> N
     shutil.copy(GAMES / "qwixx.yaml", tmp_path / "qwixx.yaml")
     evil = tmp_path / "evil.yaml"
     evil.write_text("extends: qwixx.yaml\nname: \"<script>alert(1)</script>\"\n"
-                    "description: \"<img src=x onerror=alert(2)>\"\n")
+                    "description: \"<img src=x onerror=alert(2)>\"\n"
+                    "levels:\n  - {name: \"<img src=x onerror=alert(3)>\", min_score: 0}\n")
     c = client(files={"evil": str(evil)})
     token = start(c, "evil", ["human", "greedy"])[0]
-    for page in (c.get("/").text, c.get("/new/evil").text, c.get(f"/seat/{token}").text):
+    r = c.post("/api/games", json={"game": "evil", "seats": ["human", "random"], "level": 1})
+    level = r.json()["seats"]["0"]["token"]
+    for page in (c.get("/").text, c.get("/new/evil").text, c.get(f"/seat/{token}").text,
+                 c.get(f"/seat/{level}").text):
         assert "<script>alert" not in page and "<img src=x" not in page
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page or "&lt;img" in page
+    assert "level 1 of 1: &lt;img src=x onerror=alert(3)&gt;" in c.get(f"/seat/{level}").text
     assert "script-src" not in c.get("/").headers["content-security-policy"]  # self only
 
 
@@ -411,6 +416,8 @@ def test_series_requests_are_checked(tmp_path: Path) -> None:
     for body, words in [
         ({"game": "series", "seats": seats, "level": 3}, "has levels 1 to 2"),
         ({"game": "series", "seats": seats, "level": "2"}, "has levels 1 to 2"),
+        ({"game": "series", "seats": seats, "level": True}, "has levels 1 to 2"),
+        ({"game": "series", "seats": seats, "level": 10**30}, "has levels 1 to 2"),
         ({"game": "series", "seats": ["human", "human", "random", "random"], "level": 2},
          "played by one person"),
         ({"game": "series", "seats": seats, "level": 1}, "level 1 (Strong) of the file seats "
@@ -418,6 +425,10 @@ def test_series_requests_are_checked(tmp_path: Path) -> None:
     ]:
         r = c.post("/api/games", json=body)
         assert r.status_code == 400 and words in r.json()["error"], r.text
+    r = c.post("/games", data={"game": "series", "players": "4", "seat0": "human",
+                               "seat1": "random", "seat2": "random", "seat3": "random",
+                               "level": "first"})
+    assert r.status_code == 400 and "level must be a whole number" in r.text
     plain = client()
     r = plain.post("/api/games", json={"game": "qwixx", "seats": ["human", "random"],
                                        "level": 1})
