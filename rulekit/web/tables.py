@@ -342,8 +342,10 @@ class Tables:
                        {t: s for s, t in tokens.items()}, place.stored() if place else None)
         table.stored = 0
         with table.lock:
-            table.advance()
-            self.save(table)
+            try:
+                table.advance()
+            finally:  # what happened is kept, even when a bot's move failed halfway
+                self.save(table)
         self._keep(table)
         return table, tokens
 
