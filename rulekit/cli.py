@@ -554,6 +554,42 @@ def _next_step(steps: Iterator[dict]) -> dict:
     return step
 
 
+# ---- serve -------------------------------------------------------------------------------------
+@main.command()
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="the address to listen on; another than 127.0.0.1 lets other machines in")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--db", default="rulekit-games.sqlite3", show_default=True,
+              type=click.Path(dir_okay=False),
+              help="the SQLite file the games are kept in; a server started again with it "
+                   "resumes them")
+def serve(files: tuple[str, ...], host: str, port: int, db: str) -> None:
+    """Play in the browser: a page to start a game of FILE (files, folders or shipped game
+    names; every shipped game when none is given), a link per person, live moves.
+
+    Needs the optional extra web: pip install 'rulekit[web]'.
+    """
+    import rulekit
+
+    with _user_errors():
+        try:
+            import starlette  # noqa: F401
+            import uvicorn  # noqa: F401
+        except ImportError:
+            raise RulekitError("rulekit serve needs the optional extra web: "
+                               "pip install 'rulekit[web]'") from None
+        from rulekit.web import game_files
+        from rulekit.web import serve as run
+
+        served = game_files(expand(files))
+        for path in served.values():  # a file that does not load is said now, not in a page
+            rulekit.load_game(path)
+        click.echo(f"rulekit: {len(served)} game(s) at http://{host}:{port}/ (Ctrl-C stops; "
+                   f"games are kept in {printable(db)})")
+        run(served, host, port, db)
+
+
 # ---- test --------------------------------------------------------------------------------------
 @main.command("test")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())

@@ -155,12 +155,10 @@ def echo_description(game: Any, human: int | None) -> None:
 def seat_agents(n: int, human: int | None, bots: Sequence[str],
                  ) -> tuple[dict[int, Agent], dict[int, str]]:
     """A bot for every seat but the person's (bots assigned in turn), and each seat's name."""
-    agents: dict[int, Agent] = {}
-    bot_names: dict[int, str] = {}
-    bot_seats = [s for s in range(n) if s != human]
-    for k, s in enumerate(bot_seats):
-        bot_names[s] = bots[k % len(bots)]
-        agents[s] = make_agent(bot_names[s])
+    from rulekit.levels import bots_in_turn
+
+    bot_names = bots_in_turn(n, human, bots)
+    agents: dict[int, Agent] = {s: make_agent(name) for s, name in bot_names.items()}
     who = {s: (f"player {s} ({bot_names[s]})" if s in bot_names else f"player {s} (you)")
            for s in range(n)}
     return agents, who
@@ -194,8 +192,7 @@ class Session:
         self.turn: int | None = None
         self.moves: dict[int | None, str] = {}  # each seat's last move this turn
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
-        self.secret = frozenset(name for kind in state.game.components
-                                for name, c in type(kind).chances.items() if not c.public)
+        self.secret = state.secret_chances()
 
     def run(self, decide: Any = None, chance: Any = None) -> None:
         st = self.state
@@ -254,20 +251,27 @@ class Session:
         """The log entries added since the last report, each score change with the move of
         that seat that made it, and the scoring at the end in a section of its own."""
         st = self.state
-        entries = st.log[self.shown:]
-        self.shown = len(st.log)
+        # others' choices in a window of simultaneous decisions are told once it resolves
+        hidden = st.hidden_choices(self.viewer)
+        upto = max(self.shown, hidden[0]) if hidden else len(st.log)
+        entries = st.log[self.shown:upto]
+        self.shown = upto
         parts = st.end_scores()  # what the end added, by part (nothing while the game goes on)
         end = [sum(p.values()) for p in parts]
         new = [score - added for score, added in zip(st.scores(), end)]
         delta = {s: new[s] - old for s, old in enumerate(self.scores) if new[s] != old}
         self.scores = new
+        # the mover's points go with the mover's move: the last of its choices told now
+        # (others' choices told with it were held back until a window resolved)
+        own = [i for i, e in enumerate(entries) if "action" in e and e.get("seat") == mover]
+        at = own[-1] if own and mover is not None else None
         for i, entry in enumerate(entries):
             if entry.get("to", self.viewer) != self.viewer and self.viewer is not None:
                 continue  # a private line to another seat
             line = self._describe(entry)
             if "action" in entry:
                 self.moves[entry.get("seat")] = printable(str(entry["action"]))
-            if i == 0 and mover is not None and mover in delta:
+            if i == at and mover in delta:
                 line += "  (" + self._delta(delta.pop(mover), new[mover]) + ")"
             self._echo(line)
         for s, d in delta.items():  # effects that resolved now, or that hit other players
@@ -289,28 +293,12 @@ class Session:
         return self.paint(f"{d:+d}{made}, score {now}", fg="green" if d > 0 else "red")
 
     def _describe(self, entry: dict) -> str:
-        if "chance" in entry:
-            name = entry["chance"]
-            if name in self.secret:
-                return self.paint(f"{name}: done (hidden)", dim=True)
-            outcome = entry.get("outcome")
-            if isinstance(outcome, dict):
-                text = ", ".join(f"{k} {v}" for k, v in outcome.items())
-            else:
-                text = json.dumps(outcome)
-                if len(text) > 80 and isinstance(outcome, list):
-                    text = f"{len(outcome)} items"
-            return printable(f"{name}: {text}")
-        if "action" in entry:
-            seat = entry.get("seat")
-            forced = " (forced)" if entry.get("forced") else ""
-            line = printable(f"{self._name(seat)}: {entry['action']}{forced}")
-            return self.paint(line, bold=True) if seat == self.human else line
-        if "say" in entry:
-            if "to" in entry and self.viewer is None:  # an observer sees every private line
-                return printable(f"(to player {entry['to']} only) {entry['say']}")
-            return printable(entry["say"])
-        return json.dumps(entry)
+        line = describe_entry(entry, self._name, self.secret, observer=self.viewer is None)
+        if entry.get("chance") in self.secret:
+            return self.paint(line, dim=True)
+        if "action" in entry and entry.get("seat") == self.human:
+            return self.paint(line, bold=True)
+        return line
 
     # ---- the picture ---------------------------------------------------------------------
     def show_picture(self, when: str = "", full: bool = False, again: bool = False) -> None:
@@ -402,6 +390,33 @@ class Session:
         self._list(labels)
 
 
+def describe_entry(entry: dict, name: Any, secret: frozenset[str],
+                   observer: bool = False) -> str:
+    """A log entry as one line of text: a chance outcome (a secret one only as done), a
+    decision with the name `name(seat)` gives its seat, a `say` line (one to a single
+    player marked so for an `observer`, who sees every seat's lines)."""
+    if "chance" in entry:
+        chance = entry["chance"]
+        if chance in secret:
+            return printable(f"{chance}: done (hidden)")
+        outcome = entry.get("outcome")
+        if isinstance(outcome, dict):
+            text = ", ".join(f"{k} {v}" for k, v in outcome.items())
+        else:
+            text = json.dumps(outcome)
+            if len(text) > 80 and isinstance(outcome, list):
+                text = f"{len(outcome)} items"
+        return printable(f"{chance}: {text}")
+    if "action" in entry:
+        forced = " (forced)" if entry.get("forced") else ""
+        return printable(f"{name(entry.get('seat'))}: {entry['action']}{forced}")
+    if "say" in entry:
+        if "to" in entry and observer:
+            return printable(f"(to player {entry['to']} only) {entry['say']}")
+        return printable(entry["say"])
+    return json.dumps(entry)
+
+
 def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
     """The label a person means by `text`, and a note; or None and why it is not a choice.
 
@@ -465,12 +480,12 @@ def echo_result(session: Session, seed_line: str | None = None) -> None:
     echo_headed(paint, "scores: ", ", ".join(f"{who[s]} {scores[s]}" for s in range(state.n)))
     label = "winner" if len(winners) == 1 else "winners (shared)"
     click.echo(paint(f"{label}: " + ", ".join(who[s] for s in winners), fg="green", bold=True))
-    click.echo(wrap(f"game over after {state.turn} turns: {printable(_end_reason(state))}",
+    click.echo(wrap(f"game over after {state.turn} turns: {printable(end_reason_text(state))}",
                     later="  "))
     click.echo(seed_line or f"seed {state.seed}")
 
 
-def _end_reason(state: Any) -> str:
+def end_reason_text(state: Any) -> str:
     """The game file's sentence for the end (`end.text`), or else the end condition's name
     with its rule when that says more."""
     text = " ".join(state.end_text().split())
@@ -494,22 +509,18 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
     summary. A level's `bots` (a name or a list, one per computer seat in turn) replace
     `--bots`; every level is a new game with its own seed derived from `seed`.
     """
+    from rulekit.levels import levels
     from rulekit.simulate import derive_seed
 
-    levels = game.levels
-    results: list[tuple[int, str, int, int, bool]] = []
-    for i in range(first, len(levels) + 1):
-        level = levels[i - 1]
-        name = printable(level.get("name") or f"level {i}")
-        minimum = int(level.get("min_score", 0))
-        level_bots = level.get("bots") or bots
-        if isinstance(level_bots, str):
-            level_bots = [level_bots]
-        agents, who = seat_agents(n, human, level_bots)
-        level_seed = derive_seed(seed, "level", i)
+    series = levels(game)
+    results: list[tuple[Any, int]] = []
+    for level in series[first - 1:]:
+        i, name = level.number, printable(level.name)
+        agents, who = seat_agents(n, human, level.bots or bots)
+        level_seed = level.seed(seed)
         click.echo("")
-        for line in wrap(f"=== {game.name}, level {i} of {len(levels)}: {name}; score more "
-                         f"than {minimum} to pass ===", later="    ").split("\n"):
+        for line in wrap(f"=== {game.name}, level {i} of {level.of}: {name}; score more "
+                         f"than {level.min_score} to pass ===", later="    ").split("\n"):
             click.echo(paint(line, fg="cyan", bold=True))
         # the seed deals every hidden part: a game with any is told its seed at the end
         seed_note = "" if hides_information(game) else f"; seed {level_seed}"
@@ -518,43 +529,36 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
             echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)
         rng = random.Random(derive_seed(seed, "bots", "play", i))
-        title = f"{game.name}, level {i} of {len(levels)} ({name})"
+        title = f"{game.name}, level {i} of {level.of} ({name})"
         session = Session(state, who, paint, human, agents, rng, title)
         try:
             finished = run_session(session, log, f"the series stops at level {i},")
         except click.exceptions.Exit:  # Ctrl-C: the summary, then the exit code
-            _echo_series(game, results, stopped=True)
+            _echo_series(len(series), results, stopped=True)
             raise
         if not finished:
-            _echo_series(game, results, stopped=True)
+            _echo_series(len(series), results, stopped=True)
             return
         echo_result(session)  # the level's own seed: the series' would deal the next levels
         log.write(state)
         score = state.scores()[seat]
-        passed = score > minimum
-        results.append((i, name, score, minimum, passed))
-        verdict = paint("passed", fg="green") if passed else paint("failed", fg="red")
-        click.echo(f"level {i} ({name}) {verdict}: level score {score}, minimum {minimum}")
-        if not passed:
+        results.append((level, score))
+        verdict = level.verdict(score).split(":", 1)
+        click.echo(f"level {i} ({name}) "
+                   + paint(verdict[0], fg="green" if level.passed(score) else "red")
+                   + ":" + verdict[1])
+        if not level.passed(score):
             break
-    _echo_series(game, results, stopped=False)
+    _echo_series(len(series), results, stopped=False)
     click.echo(f"series seed {seed}: --seed {seed} deals this series again")
 
 
-def _echo_series(game: Any, results: list[tuple[int, str, int, int, bool]],
-                 stopped: bool) -> None:
+def _echo_series(total: int, results: list[tuple[Any, int]], stopped: bool) -> None:
     """The summary of a series of levels: each level played, and how far the person got."""
-    total = len(game.levels)
-    passed = sum(1 for r in results if r[4])
+    from rulekit.levels import series_summary
+
     click.echo("\n=== series summary ===")
-    for i, name, score, minimum, ok in results:
-        click.echo(f"  level {i} {name}: {score} (minimum {minimum}) "
-                   f"{'passed' if ok else 'failed'}")
-    if stopped:
-        click.echo(f"series stopped after {passed} level(s) passed")
-    elif results and all(r[4] for r in results) and results[-1][0] == total:
-        click.echo(f"series complete: the last level ({total}) passed")
-    else:
-        click.echo(f"series over: {passed} level(s) passed of {total}")
-
-
+    lines = series_summary(total, results, stopped)
+    for line in lines[:-1]:
+        click.echo("  " + printable(line))
+    click.echo(lines[-1])

@@ -486,3 +486,19 @@ def test_rows_and_choices_named_by_a_colour_are_shown_in_it_in_a_colour_terminal
     assert re.search(rf" {re.escape(red)} \d+", coloured)                 # a choice 'red 7'
     plain = run("play", QWIXX, "--seed", "1", "--no-color", input="", color=True).output
     assert "\x1b[" not in plain
+
+
+def test_others_choices_made_together_are_told_only_once_everyone_has_chosen() -> None:
+    """Qwixx's white sum is chosen by everyone at once: a person deciding after a bot in
+    seat order must not see that bot's choice before making their own."""
+    result = run("play", "games/qwixx.yaml", "--players", "3", "--seat", "1", "--seed", "3",
+                 "--bots", "random", input="pass\n" * 4 + "quit\n")
+    out = result.output
+    first_prompt = out.index("> ")
+    before = out[:first_prompt]
+    assert "player 0 (random): " not in before, before
+    after = out[first_prompt:]
+    # told after the person's choice, in seat order, with the points on the right move
+    told = [line for line in after.splitlines() if line.startswith("player ")][:4]
+    assert told[0].startswith("player 0 (random): ") and told[1] == "player 1 (you): pass"
+    assert told[2].startswith("player 2 (random): ")

@@ -121,6 +121,19 @@ class Kind:
         """
         return ""
 
+    def html(self, st: Any, seat: int | None) -> str:
+        """HTML of the shared part for the browser; by default the text of `render`."""
+        from rulekit.components.markup import pre
+
+        return pre(self.render(st, seat))
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        """HTML of `player`'s own part for a person at `seat`; by default `render_player`'s
+        text. Like the text, it holds only what `seat` may see."""
+        from rulekit.components.markup import pre
+
+        return pre(self.render_player(st, player, seat))
+
 
 REGISTRY: dict[str, type[Kind]] = {}
 

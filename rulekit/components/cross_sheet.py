@@ -11,6 +11,7 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value
+from rulekit.components.markup import colour_style, esc
 from rulekit.engine.steps import run_pure
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
@@ -268,3 +269,25 @@ class CrossSheet(Kind):
             lock = ", locked" if locked[r] else ""
             lines.append(f"  {name:<{width}} {''.join(cells)}  crosses {count[player][r]}{lock}")
         return "\n".join(lines)
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        """A table: a row per sheet row in its colour, each cell crossed, passed over or free;
+        on one's own sheet a cell is a piece to click as `ROW VALUE` (`red 7`)."""
+        last, count, locked, mask = st.comps[self.index]
+        rows = []
+        for r, name in enumerate(self.row_names):
+            cells = []
+            for i, v in enumerate(self.cells[r]):
+                if mask[player][r] >> i & 1:
+                    state = "crossed"
+                elif i < last[player][r] or locked[r]:
+                    state = "gone"
+                else:
+                    state = "free"
+                pick = f' data-pick="{esc(name)} {esc(v)}"' if player == seat else ""
+                cells.append(f'<td class="cell {state}" data-value="{esc(v)}"{pick}>{esc(v)}</td>')
+            lock = " locked" if locked[r] else ""
+            rows.append(f'<tr class="row{lock}" data-row="{esc(name)}"{colour_style(name)}>'
+                        f"<th>{esc(name)}</th>{''.join(cells)}"
+                        f'<td class="count">{count[player][r]}</td></tr>')
+        return f'<table class="sheet">{"".join(rows)}</table>'

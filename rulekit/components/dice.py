@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.components.markup import die_svg
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
@@ -180,6 +181,13 @@ class Dice(Kind):
         faces, inp = st.comps[self.index]
         parts = [f"{n} {faces[i] if inp[i] else '--'}" for i, n in enumerate(self.names)]
         return f"{self.name}: " + "  ".join(parts)
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """Each die drawn with its face; a die out of the game as an empty frame."""
+        faces, inp = st.comps[self.index]
+        return '<div class="dice">' + "".join(
+            die_svg(n, faces[i] if inp[i] else None, self.sides[i])
+            for i, n in enumerate(self.names)) + "</div>"
 
     # ---- the roll --------------------------------------------------------------------------
     def _sample(self, view: DiceView, rng: Any) -> dict[str, int]:

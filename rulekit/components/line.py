@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
+from rulekit.components.markup import esc, tile_svg
 from rulekit.components.tiles import HAND_T, TILE_T, Tile
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
@@ -243,3 +244,15 @@ class Line(Kind):
         return (f"{self.name} ({count}, left to right): " + "\n  ".join(rows)
                 + f"\n  open ends: left {view.left}, right {view.right}; end sum "
                 f"{view.end_sum}; last laid {last}")
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """The tiles from left to right as laid (crosswise doubles standing), then the ends."""
+        placed, last = st.comps[self.index]
+        if not placed:
+            return '<div class="line empty">(no tile laid yet)</div>'
+        view = LineView(st.comps[self.index], self)
+        tiles = "".join(tile_svg(x, y, t.is_double and self.crosswise, t.name)
+                        for x, y, t in placed)
+        return (f'<div class="line">{tiles}</div><p class="ends">open ends: left '
+                f"{view.left}, right {view.right}; end sum {view.end_sum}; last laid "
+                f"{esc(last)}</p>")

@@ -11,6 +11,7 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value
+from rulekit.components.markup import awards
 from rulekit.expr import ANY, INT, ListT, Method, ObjT
 from rulekit.expr.types import type_of_value
 
@@ -134,3 +135,13 @@ class Stack(Kind):
     def render_player(self, st: Any, player: int, seat: int | None) -> str:
         held = st.comps[self.index][1][player]
         return f"{self.name}: {' '.join(map(str, held))}" if held else ""
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """What is left, top first (the top one marked: it is taken next)."""
+        left = st.comps[self.index][0]
+        return awards(self.name, left, "stack", f"{self.name} left", top=True)
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        """What the player took, in the order taken."""
+        held = st.comps[self.index][1][player]
+        return awards(self.name, held, "stack held", self.name) if held else ""

@@ -12,6 +12,7 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import LOAD_ERRORS, for_players, key_list
+from rulekit.components.markup import piles
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT, Scope
 
@@ -202,3 +203,17 @@ class Supply(Kind):
         if not self.per_player:
             return ""
         return f"{self.name}: {self._piles(st.comps[self.index][player])}"
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """The shared piles, every one (an empty pile matters to the rules)."""
+        if self.per_player:
+            return ""
+        return piles(self.name, self.keys, st.comps[self.index])
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        """A player's piles: those holding a token (what the player has won)."""
+        if not self.per_player:
+            return ""
+        counts = st.comps[self.index][player]
+        held = [(k, c) for k, c in zip(self.keys, counts) if c]
+        return piles(self.name, [k for k, _c in held], [c for _k, c in held], "supply held")

@@ -14,6 +14,7 @@ from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
 from rulekit.components.fixed import LOAD_ERRORS, for_players
+from rulekit.components.markup import esc, tile_back, tile_svg
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, ListT, Method, ObjT, Scope
 from rulekit.expr.scope import Global
@@ -263,6 +264,19 @@ class TileSet(Kind):
         lines = [" ".join(names[i:i + 12]) for i in range(0, len(names), 12)] or ["(none)"]
         lines[-1] += f"  ({_tiles(len(h))}, {sum(t.pips for t in h)} pips)"
         return f"{'your ' if seat == player else ''}{self.name}: " + "\n  ".join(lines)
+
+    def html(self, st: Any, seat: int | None) -> str:
+        return f'<p class="stock">{esc(self.render(st, seat))}</p>'
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        """The hand's tiles for its owner (or an observer); for anyone else, backs only."""
+        h = st.comps[self.index][0][player]
+        if seat is not None and seat != player:
+            return (f'<div class="hand hidden" data-count="{len(h)}">'
+                    + tile_back() * min(len(h), 30) + f" {_tiles(len(h))}</div>")
+        return ('<div class="hand">' + "".join(tile_svg(t.a, t.b, pick=seat == player)
+                                               for t in h)
+                + f" ({_tiles(len(h))}, {sum(t.pips for t in h)} pips)</div>")
 
     # ---- the deal ---------------------------------------------------------------------------
     def _sample(self, view: TileSetView, rng: Any) -> list[list[int]]:

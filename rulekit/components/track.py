@@ -12,6 +12,7 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value, int_list, key_list
+from rulekit.components.markup import esc, pawn
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT
 
@@ -215,20 +216,16 @@ class Track(Kind):
 
     def render(self, st: Any, seat: int | None) -> str:
         """One line per lane: who is off the board, on each field, and on X (the last field)."""
-        pos, ends = st.comps[self.index]
         n = self.last_capacity
         cap = "" if n is None else f", holds {n} pawn{'' if n == 1 else 's'}"
         lines = [f"{self.name} (pawns by seat; X: the last field{cap}):"]
         width = max(len(str(k)) for k in self.lanes) if self.lanes else 1
         rows = []
-        for i, key in enumerate(self.lanes):
-            end = self.lengths[i]
-            fields = []
-            for f in range(end + 1):
-                here = ends[i] if f == end else [p for p in range(st.n) if pos[p][i] == f]
-                name = "off" if f == 0 else ("X" if f == end else str(f))
-                fields.append(f"{name}: {' '.join(map(str, here)) or '-'}")
-            rows.append((key, fields))
+        for key, fields in self._occupants(st):
+            end = len(fields) - 1
+            rows.append((key, [f"{'off' if f == 0 else ('X' if f == end else f)}: "
+                               f"{' '.join(map(str, here)) or '-'}"
+                               for f, here in enumerate(fields)]))
         # a column per field, as wide as its widest entry, so the lanes line up
         cols = max((len(fields) for _k, fields in rows), default=0)
         widths = [max((len(f[c]) for _k, f in rows if c < len(f) - 1), default=0)
@@ -237,3 +234,24 @@ class Track(Kind):
             cells = [f"{text:<{widths[c]}}" for c, text in enumerate(fields[:-1])]
             lines.append(f"  {str(key):>{width}} | " + " | ".join(cells + [fields[-1]]))
         return "\n".join(lines)
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """A row of fields per lane, the pawns on them; the first column is off the board.
+        A lane is a piece to click by its key (choices naming it: `5 + 10` acts on 5)."""
+        rows = []
+        for key, fields in self._occupants(st):
+            end = len(fields) - 1
+            cells = "".join(f'<td class="{"off" if f == 0 else ("last" if f == end else "field")}"'
+                            f' data-field="{f}">' + "".join(pawn(p) for p in here) + "</td>"
+                            for f, here in enumerate(fields))
+            rows.append(f'<tr data-lane="{esc(key)}" data-pick="{esc(key)}"><th>{esc(key)}</th>'
+                        f"{cells}</tr>")
+        return f'<table class="track">{"".join(rows)}</table>'
+
+    def _occupants(self, st: Any) -> list[tuple[Any, list[list[int]]]]:
+        """Each lane with the seats on each of its fields, off the board (0) to the last
+        (in arrival order there)."""
+        pos, ends = st.comps[self.index]
+        return [(key, [[p for p in range(st.n) if pos[p][i] == f] for f in range(end)]
+                 + [list(ends[i])])
+                for i, (key, end) in enumerate(zip(self.lanes, self.lengths))]

@@ -65,6 +65,12 @@ class Game:
             parts += ["  " + line for text in own for line in text.split("\n")]
         return "\n".join(parts)
 
+    def display(self, st: State, player: int | None) -> list[str]:
+        """The file's `display` lines of the game (player None) or of one player."""
+        if player is None:
+            return self._display(st, self.display_game, None)
+        return self._display(st, self.display_player, st.players[player])
+
     @staticmethod
     def _display(st: State, lines: list, player: Any) -> list[str]:
         """The display lines of the game (player None) or of one player, empty ones left out."""

@@ -367,7 +367,7 @@ class State:
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
-        if self.game.private_lines or self._secret_chances():
+        if self.game.private_lines or self.secret_chances():
             c.log = c.log_for(seat)
         # the steps run so far may have followed hidden data: the copy gets a fresh budget
         c._steps_left = self.game.max_steps
@@ -379,11 +379,26 @@ class State:
         another seat (a tile drawn into a hidden hand)."""
         if seat is None:
             return list(self.log)
-        secret = self._secret_chances()
+        secret = self.secret_chances()
         return [{"chance": e["chance"]} if e.get("chance") in secret else e
                 for e in self.log if e.get("to", seat) == seat]
 
-    def _secret_chances(self) -> frozenset[str]:
+    def undisclosed(self) -> int:
+        """How many of the last decisions in the log were made in a window of simultaneous
+        decisions that has not resolved yet: until it does, each is its own seat's secret."""
+        return sum(len(f.choices) for f in self._stack if f.__class__ is WindowFrame)
+
+    def hidden_choices(self, seat: int | None) -> list[int]:
+        """Where in the log other seats' choices stand that `seat` may not read yet: those
+        of a window of simultaneous decisions that has not resolved (none for an observer)."""
+        k = self.undisclosed()
+        if not k or seat is None:
+            return []
+        log = self.log
+        decided = [i for i in range(len(log)) if "action" in log[i]][-k:]
+        return [i for i in decided if log[i].get("seat") != seat]
+
+    def secret_chances(self) -> frozenset[str]:
         """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);
         by name, so a name that is secret for one kind is dropped for all (never too little)."""
         return frozenset(name for kind in self.game.components

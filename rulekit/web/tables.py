@@ -1,0 +1,431 @@
+"""The games a server runs: starting them, the moves of people and bots, what each seat sees.
+
+A table is one game in progress. People move by their seat's token; after each move the
+bots and chance move by themselves until a person must decide or the game is over, and
+every new log entry is stored before the move is answered. What a seat is shown comes
+from the State API's views for that seat: another hand never reaches it, nor a secret
+deal, nor another seat's choice in a window of simultaneous decisions before it resolves.
+
+A file with `levels:` may be played as a series, as `rulekit play` plays it: one person
+against each level's bots, every level a table of its own, and a level passed opens the
+next one.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rulekit.errors import RulekitError
+from rulekit.levels import Level, levels, series_summary
+from rulekit.web.store import Store, StoredGame, StoredLevel
+
+#: the bots a person may seat at a web table: iteration budgets only, so that a game does
+#: not depend on the machine's speed, and small enough to answer within a moment
+BOT_CHOICES = ("random", "greedy", "mcts:100", "mcts:400")
+_BOT = re.compile(r"(random|greedy|mcts:[1-9][0-9]{0,2})")
+HUMAN = "human"
+#: events a view carries (the whole log downloads)
+EVENTS_SHOWN = 300
+
+
+@dataclass
+class Limits:
+    """What one server accepts at most."""
+
+    open_games: int = 100     # games not over, moved in the last day; one more is refused
+    idle: float = 86_400.0    # seconds after which a game left unfinished takes no place
+    tables_in_memory: int = 64  # games kept loaded; others are rebuilt from the store
+    streams: int = 64         # event streams open at once
+    players: int = 8          # seats at one table
+
+
+class WebError(RulekitError):
+    """A request the server refuses, with the HTTP status it answers with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class SeriesPlace:
+    """Where a table stands in a series of levels."""
+
+    series: str
+    level: Level
+    seat: int          # the person's
+    seed: int          # the series' seed; the level's own is derived from it
+    bots: list[str]    # the bots chosen for the other seats, for levels without their own
+    earlier: list[tuple[Level, int]]  # the levels before, with the person's score in each
+
+    def stored(self) -> StoredLevel:
+        return StoredLevel(self.series, self.level.number, self.seat, self.seed, self.bots)
+
+
+class Table:
+    """One game being played: the state, who sits where, and its lock."""
+
+    def __init__(self, id: str, key: str, game_file: str, game: Any, state: Any,
+                 seats: list[str], params: dict[str, Any],
+                 place: SeriesPlace | None = None) -> None:
+        from rulekit.bots import make
+
+        self.id = id
+        self.key = key
+        self.game_file = game_file
+        self.game = game
+        self.state = state
+        self.seats = seats
+        self.params = params
+        self.place = place
+        self.bots = {s: make(spec) for s, spec in enumerate(seats) if spec != HUMAN}
+        self.lock = threading.Lock()
+        self.stored = len(state.log)  # log entries already in the store
+
+    @property
+    def version(self) -> int:
+        """Grows with every entry of the log: a move names the version it was chosen at."""
+        return len(self.state.log)
+
+    def advance(self) -> None:
+        """Let chance and the bots move until a person must decide or the game is over."""
+        from rulekit.simulate import derive_seed
+
+        st = self.state
+        while not st.is_over:
+            if st.is_chance:
+                st.resolve_chance()
+                continue
+            seat = st.current_player
+            bot = self.bots.get(seat)
+            if bot is None:
+                return
+            # seeded by the game's seed and the position, so a game is the same when
+            # replayed and when the server was restarted in between
+            rng = random.Random(derive_seed(st.seed, "web", "bots", len(st.log)))
+            st.apply(bot.choose(st, rng).label)
+
+    def move(self, seat: int, label: Any, version: Any) -> None:
+        """The person at `seat` plays `label`, chosen when the game was at `version`;
+        a stale, untimely or illegal move raises a WebError and changes nothing."""
+        st = self.state
+        if not isinstance(label, str) or not isinstance(version, int) \
+                or isinstance(version, bool):
+            raise WebError(400, "a move is {\"label\": TEXT, \"version\": NUMBER}")
+        if version != self.version:
+            raise WebError(409, f"the game has moved on (version {self.version}, the move was "
+                                f"chosen at {version}): look again and choose anew")
+        if st.is_over:
+            raise WebError(409, "the game is over")
+        if st.current_player != seat:
+            raise WebError(409, f"it is not your turn: {self.name(st.current_player, seat)} "
+                                "decides now")
+        labels = [a.label for a in st.legal_actions()]
+        if label not in labels:
+            raise WebError(400, f"{label[:100]!r} is not a legal choice now; legal: "
+                                + ", ".join(labels))
+        st.apply(label)
+        self.advance()
+
+    def name(self, player: int | None, seat: int | None) -> str:
+        """How `seat`'s page calls `player`: you, a bot by its spec, or just its number."""
+        if player is None:
+            return "nobody"
+        if player == seat:
+            return f"player {player} (you)"
+        spec = self.seats[player]
+        return f"player {player}" + ("" if spec == HUMAN else f" ({spec})")
+
+    def events(self, seat: int) -> list[str]:
+        """The log as `seat` may see it, one line an entry, the latest last."""
+        from rulekit.terminal import describe_entry
+
+        st = self.state
+        log = st.log
+        hidden = set(st.hidden_choices(seat))
+        secret = st.secret_chances()
+        start = max(0, len(log) - EVENTS_SHOWN)
+        out = []
+        for i in range(start, len(log)):
+            if log[i].get("to", seat) != seat:  # a line said to another player alone
+                continue
+            if i in hidden:
+                out.append(f"{self.name(log[i]['seat'], seat)}: has chosen (shown when "
+                           "everyone has)")
+            else:
+                out.append(describe_entry(log[i], lambda p: self.name(p, seat), secret))
+        return out
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """Everything `seat`'s page shows, as JSON data (the pictures as HTML)."""
+        from rulekit.terminal import end_reason_text
+
+        st = self.state
+        game = self.game
+        deciding = st.current_player
+        mine = deciding == seat
+        scores = st.scores()
+        board = "".join(kind.html(st, seat) for kind in game.components)
+        lines = game.display(st, None)
+        players = []
+        for p in range(st.n):
+            own = "".join(kind.html_player(st, p, seat) for kind in game.components)
+            players.append({"seat": p, "name": self.name(p, seat), "score": scores[p],
+                            "active": p == st.active and not st.is_over,
+                            "display": game.display(st, p), "html": own})
+        return {
+            "game": game.name, "table": self.id, "seat": seat, "players": st.n,
+            "version": self.version, "turn": st.turn,
+            "board": board, "display": lines, "player_parts": players,
+            "deciding": deciding, "deciding_name": self.name(deciding, seat),
+            "title": st.decision_title() if mine else "",
+            "help": st.decision_help() if mine else "",
+            "choices": [a.label for a in st.legal_actions()] if mine else [],
+            "events": self.events(seat),
+            "scores": scores, "over": st.is_over,
+            "winners": st.winners() if st.is_over else [],
+            "end": end_reason_text(st) if st.is_over else "",
+            "components": st.view(seat)["components"],
+            "log_ready": st.is_over or not (game.private_lines or any(
+                k.hides_information for k in game.components)),
+            "level": self.level_view(),
+        }
+
+    def level_view(self) -> dict[str, Any] | None:
+        """The level this table is, and once it is over its verdict in words, the next
+        level if it opens one, and the summary of the series so far."""
+        place = self.place
+        if place is None:
+            return None
+        level, st = place.level, self.state
+        score = st.scores()[place.seat]
+        out: dict[str, Any] = {"number": level.number, "of": level.of, "name": level.name,
+                               "min_score": level.min_score, "score": score,
+                               "passed": None, "verdict": "", "next": None, "summary": []}
+        if st.is_over:
+            out["passed"] = level.passed(score)
+            out["verdict"] = f"level {level.number} ({level.name}) {level.verdict(score)}"
+            if out["passed"] and level.number < level.of:
+                nxt = levels(self.game)[level.number]
+                out["next"] = {"number": nxt.number, "name": nxt.name}
+            summary = series_summary(level.of, [*place.earlier, (level, score)],
+                                     stopped=False)
+            # the series goes on: its last line (how it ended) is not said yet
+            out["summary"] = summary[:-1] if out["next"] else summary
+        return out
+
+    def log_text(self) -> str:
+        """The game's log as the JSON lines `rulekit replay` reads; it names the game file
+        by its name alone, to be kept next to it (or given with `--game`)."""
+        from rulekit.replay import log_text
+
+        return log_text(self.state, Path(self.game_file).name, self.params)
+
+
+class Tables:
+    """The server's tables: created here, found by token, kept loaded up to a limit."""
+
+    def __init__(self, store: Store, files: dict[str, str], limits: Limits | None = None,
+                 ) -> None:
+        self.store = store
+        self.files = files  # game key -> path
+        self.limits = limits or Limits()
+        self.loaded: OrderedDict[str, Table] = OrderedDict()
+        self.games: OrderedDict[str, Any] = OrderedDict()  # (key, params) -> Game
+        self.lock = threading.Lock()
+        self.series_lock = threading.Lock()
+
+    def game(self, key: str, params: dict[str, Any] | None = None) -> Any:
+        """The compiled game of a key with params set (a bad param raises a RulekitError)."""
+        import rulekit
+
+        if key not in self.files:
+            raise WebError(404, f"no game {key[:60]!r} is served here")
+        cache = (key, json.dumps(params or {}, sort_keys=True))
+        with self.lock:
+            game = self.games.get(cache)
+        if game is None:
+            game = rulekit.load_game(self.files[key], overrides=params or None)
+            with self.lock:
+                self.games[cache] = game
+                while len(self.games) > 32:
+                    self.games.popitem(last=False)
+        return game
+
+    def create(self, key: str, seats: list[str], params: dict[str, Any] | None = None,
+               seed: int | None = None, level: int | None = None,
+               ) -> tuple[Table, dict[int, str]]:
+        """A new table; returns it and the token of each person's seat. With `level`, the
+        table is that level of a new series of the file's levels: one seat is the
+        person's, the others play the level's bots (a level without bots: theirs)."""
+        game = self.game(key, params)
+        n = len(seats)
+        if not game.min_players <= n <= min(game.max_players, self.limits.players):
+            raise WebError(400, f"{game.name} is for {game.min_players} to "
+                                f"{min(game.max_players, self.limits.players)} players, not {n}")
+        for spec in seats:
+            _check_seat(spec)
+        if HUMAN not in seats:
+            raise WebError(400, "at least one seat must be a person's")
+        seed = secrets.randbelow(2**31) if seed is None else seed
+        if level is None:
+            return self._open(key, game, seats, params or {}, seed, None)
+        series = levels(game)
+        if not series:
+            raise WebError(400, f"{game.name} has no levels")
+        if not isinstance(level, int) or isinstance(level, bool) \
+                or not 1 <= level <= len(series):
+            raise WebError(400, f"{game.name} has levels 1 to {len(series)}")
+        people = [s for s, spec in enumerate(seats) if spec == HUMAN]
+        if len(people) != 1:
+            raise WebError(400, "a series of levels is played by one person: make one seat "
+                                "a person's, the others play the level's bots")
+        bots = [spec for spec in seats if spec != HUMAN]
+        place = SeriesPlace(secrets.token_hex(8), series[level - 1], people[0], seed, bots, [])
+        return self._open_level(key, game, n, params or {}, place)
+
+    def next_level(self, table: Table) -> str:
+        """The person's token at the level after the table's, which is started when it
+        was not yet; a level not over, failed or the last one opens none."""
+        place = table.place
+        if place is None:
+            raise WebError(400, "this game is not a level of a series")
+        level = place.level
+        with table.lock:
+            over, score = table.state.is_over, table.state.scores()[place.seat]
+        if not over:
+            raise WebError(409, f"level {level.number} is not over yet")
+        if not level.passed(score):
+            raise WebError(409, f"level {level.number} was failed ({level.verdict(score)}): "
+                                "the series is over")
+        if level.number == level.of:
+            raise WebError(409, "the last level was passed: the series is complete")
+        with self.series_lock:  # pressed twice, or on two pages: one next level
+            played = self.store.series_games(place.series)
+            if level.number + 1 in played:
+                return self.store.tokens(played[level.number + 1][0])[place.seat]
+            nxt = SeriesPlace(place.series, levels(table.game)[level.number], place.seat,
+                              place.seed, place.bots, [*place.earlier, (level, score)])
+            _table, tokens = self._open_level(table.key, table.game, table.state.n,
+                                              table.params, nxt)
+        return tokens[place.seat]
+
+    def _open_level(self, key: str, game: Any, n: int, params: dict[str, Any],
+                    place: SeriesPlace) -> tuple[Table, dict[int, str]]:
+        level = place.level
+        bots = level.seats(n, place.seat, place.bots)
+        for spec in bots.values():
+            _check_seat(spec, f"level {level.number} ({level.name}) of the file seats ")
+        return self._open(key, game, [bots.get(s, HUMAN) for s in range(n)], params,
+                          level.seed(place.seed), place)
+
+    def _open(self, key: str, game: Any, seats: list[str], params: dict[str, Any],
+              seed: int, place: SeriesPlace | None) -> tuple[Table, dict[int, str]]:
+        """The table started, its bots' first moves made, and stored."""
+        if self.store.open_games(self.limits.idle) >= self.limits.open_games:
+            raise WebError(503, f"{self.limits.open_games} games are in progress here, the "
+                                "most this server keeps: finish one first, or wait a day")
+        state = game.new_game(players=len(seats), seed=seed)
+        table = Table(secrets.token_hex(8), key, self.files[key], game, state, seats, params,
+                      place)
+        tokens = {s: secrets.token_urlsafe(18) for s, spec in enumerate(seats) if spec == HUMAN}
+        self.store.add(StoredGame(table.id, key, params, len(seats), seed, seats, [], False),
+                       {t: s for s, t in tokens.items()}, place.stored() if place else None)
+        table.stored = 0
+        with table.lock:
+            try:
+                table.advance()
+            finally:  # what happened is kept, even when a bot's move failed halfway
+                self.save(table)
+        self._keep(table)
+        return table, tokens
+
+    def save(self, table: Table) -> None:
+        """Store the entries the table's log gained since it was last stored."""
+        st = table.state
+        new = st.log[table.stored:]
+        if new:
+            place = table.place
+            score = st.scores()[place.seat] if place is not None and st.is_over else None
+            self.store.extend(table.id, table.stored, list(new), st.is_over, score)
+            table.stored = len(st.log)
+
+    def by_token(self, token: str) -> tuple[Table, int]:
+        """The table and seat of a token; a table not loaded is rebuilt from its log."""
+        found = self.store.seat_of(token) if isinstance(token, str) and len(token) < 100 \
+            else None
+        if found is None:
+            raise WebError(404, "no seat has this link: check it, or ask for a new one")
+        game_id, seat = found
+        with self.lock:
+            table = self.loaded.get(game_id)
+            if table is not None:
+                self.loaded.move_to_end(game_id)
+                return table, seat
+        return self._restore(game_id), seat
+
+    def _restore(self, game_id: str) -> Table:
+        """A stored game played again from its log, exactly as `rulekit replay` does."""
+        from rulekit.replay import GameLog, LogError, rebuild
+
+        g = self.store.get(game_id)
+        if g is None:
+            raise WebError(404, "no such game")
+        if g.game_key not in self.files:
+            raise WebError(410, f"this game's file ({g.game_key}) is not served here any more")
+        game = self.game(g.game_key, g.params)
+        entries = [dict(e, _line=i + 2) for i, e in enumerate(g.log)]
+        try:
+            state = rebuild(game, GameLog(g.game_key, g.params, g.players, g.seed, entries,
+                                          file=f"game {game_id}"))
+        except LogError as exc:
+            raise WebError(500, f"the stored game cannot be resumed: {exc}") from None
+        table = Table(game_id, g.game_key, self.files[g.game_key], game, state, g.seats,
+                      g.params, self._place(game_id, game))
+        with self.lock:
+            if game_id in self.loaded:  # another request restored it meanwhile
+                return self.loaded[game_id]
+        with table.lock:  # a stop between a move and the bots' answers: they answer now
+            table.advance()
+            self.save(table)
+        self._keep(table)
+        return table
+
+    def _place(self, game_id: str, game: Any) -> SeriesPlace | None:
+        """A stored game's place in its series, if it is a level of one."""
+        stored = self.store.level_of(game_id)
+        if stored is None:
+            return None
+        series = levels(game)
+        if stored.level > len(series):
+            raise WebError(410, f"the game file has no level {stored.level} any more")
+        played = self.store.series_games(stored.series)
+        earlier = [(series[i - 1], score) for i, (_g, score) in sorted(played.items())
+                   if i < stored.level and score is not None]
+        return SeriesPlace(stored.series, series[stored.level - 1], stored.seat, stored.seed,
+                           stored.bots, earlier)
+
+    def _keep(self, table: Table) -> None:
+        with self.lock:
+            self.loaded[table.id] = table
+            self.loaded.move_to_end(table.id)
+            while len(self.loaded) > self.limits.tables_in_memory:
+                self.loaded.popitem(last=False)
+
+    def tokens(self, table: Table) -> dict[int, str]:
+        return self.store.tokens(table.id)
+
+
+def _check_seat(spec: Any, who: str = "") -> None:
+    """A seat is a person's or a bot this server runs (iteration budgets below 1000)."""
+    if spec != HUMAN and not (isinstance(spec, str) and _BOT.fullmatch(spec)):
+        raise WebError(400, f"{who}{str(spec)[:60]!r}: a seat is {HUMAN!r} or a bot: "
+                            f"{', '.join(BOT_CHOICES)} (mcts up to 999 iterations)")

@@ -1,0 +1,490 @@
+"""`rulekit serve`'s HTTP API, through Starlette's test client and a real server: games
+started and played, refused requests that change nothing, hidden tiles that never reach
+another seat, games resumed after a restart, and logs that `rulekit replay` reads."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the optional extra web is not installed")
+pytest.importorskip("httpx", reason="Starlette's test client needs httpx")
+
+import httpx  # noqa: E402
+
+with warnings.catch_warnings():
+    # Starlette 1.10 asks for httpx2 in its test client; the older releases this project
+    # supports take httpx, which it still accepts
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
+from test_cli import run  # noqa: E402
+from webserver import running  # noqa: E402
+
+from rulekit.web.app import MAX_BODY, create_app  # noqa: E402
+from rulekit.web.tables import Limits  # noqa: E402
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+FILES = {k: str(GAMES / f"{k}.yaml") for k in ("qwixx", "domino7", "domino-fives")}
+
+
+def client(db: Path | str = ":memory:", limits: Limits | None = None,
+           files: dict[str, str] | None = None) -> TestClient:
+    return TestClient(create_app(files or FILES, str(db), limits))
+
+
+def start(c: TestClient, game: str, seats: list[str], seed: int = 7, **params: object
+          ) -> dict[int, str]:
+    r = c.post("/api/games", json={"game": game, "seats": seats, "seed": seed,
+                                   "params": params})
+    assert r.status_code == 201, r.text
+    return {int(s): v["token"] for s, v in r.json()["seats"].items()}
+
+
+def view(c: TestClient, token: str) -> dict:
+    r = c.get(f"/api/seat/{token}")
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def move(c: TestClient, token: str, label: str, version: int) -> httpx.Response:
+    return c.post(f"/api/seat/{token}/move", json={"label": label, "version": version})
+
+
+def play_out(c: TestClient, tokens: dict[int, str], seed: int = 1, limit: int = 2000) -> dict:
+    """Every person's seat picks a choice at random (seeded) until the game is over."""
+    rng = random.Random(seed)
+    for _ in range(limit):
+        v = view(c, tokens[min(tokens)])
+        if v["over"]:
+            return v
+        mover = view(c, tokens[v["deciding"]])
+        r = move(c, tokens[v["deciding"]], rng.choice(mover["choices"]), mover["version"])
+        assert r.status_code == 200, r.text
+    raise AssertionError("the game did not end")
+
+
+def test_a_game_starts_and_a_move_is_played_and_answered_by_the_bot() -> None:
+    c = client()
+    token = start(c, "qwixx", ["human", "greedy"], seed=3)[0]
+    v = view(c, token)
+    assert v["deciding"] == 0 and v["title"].startswith("white sum")
+    assert v["choices"][-1] == "pass" and v["events"][0].startswith("roll: white1")
+    label = v["choices"][0]
+    r = move(c, token, label, v["version"])
+    assert r.status_code == 200
+    after = r.json()
+    assert after["version"] > v["version"]
+    assert f"player 0 (you): {label}" in after["events"]
+    assert any(e.startswith("player 1 (greedy): ") for e in after["events"])
+    crossed = after["components"]["sheet"]["sheets"][0][label.split()[0]]["crossed"]
+    assert crossed == [int(label.split()[1])]
+    # the page shows the crossed cell, the dice and a button per choice
+    page = c.get(f"/seat/{token}").text
+    row = label.split()[0]
+    assert f'data-row="{row}"' in page and 'class="cell crossed"' in page
+    assert page.count('class="die') == 6 and page.count('class="choice"') == len(after["choices"])
+    assert c.get(f"/seat/{token}").headers["referrer-policy"] == "no-referrer"
+
+
+def test_refused_requests_say_why_and_change_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    c = client(db)
+    tokens = start(c, "qwixx", ["human", "human"], seed=5)
+    v0 = view(c, tokens[0])
+    assert v0["deciding"] == 0
+    before = (v0["version"], v0["components"], v0["events"])
+    refused = [
+        (move(c, tokens[0], "purple 99", v0["version"]), 400, "not a legal choice"),
+        (move(c, tokens[0], v0["choices"][0], v0["version"] - 1), 409, "moved on"),
+        (move(c, tokens[1], "pass", v0["version"]), 409, "not your turn"),
+        (move(c, "no-such-token", v0["choices"][0], v0["version"]), 404, "no seat"),
+        (move(c, tokens[0], v0["choices"][0], "1"), 400, "label"),
+        (c.post(f"/api/seat/{tokens[0]}/move", content=b"{not json"), 400, "JSON"),
+        (c.post(f"/api/seat/{tokens[0]}/move", content=b"[" * (MAX_BODY + 1)), 413, "at most"),
+    ]
+    for r, status, words in refused:
+        assert r.status_code == status, r.text
+        assert words in r.json()["error"]
+    v = view(c, tokens[0])
+    assert (v["version"], v["components"], v["events"]) == before
+    # nothing was stored either: a server started anew sees the same game
+    again = view(client(db), tokens[0])
+    assert (again["version"], again["components"], again["events"]) == before
+
+
+def test_new_games_are_checked_and_limited() -> None:
+    c = client(limits=Limits(open_games=1))
+    for body, status, words in [
+        ({"game": "chess", "seats": ["human", "greedy"]}, 404, "no game 'chess'"),
+        ({"game": "qwixx", "seats": ["human"]}, 400, "2 to 5 players"),
+        ({"game": "qwixx", "seats": ["greedy", "random"]}, 400, "a person"),
+        ({"game": "qwixx", "seats": ["human", "mcts:5s"]}, 400, "a seat is"),
+        ({"game": "qwixx", "seats": ["human", "greedy"], "params": {"penalty_points": -1}},
+         400, "penalty_points"),
+    ]:
+        r = c.post("/api/games", json=body)
+        assert r.status_code == status and words in r.json()["error"], r.text
+    start(c, "qwixx", ["human", "greedy"])
+    r = c.post("/api/games", json={"game": "qwixx", "seats": ["human", "greedy"]})
+    assert r.status_code == 503 and "1 games are in progress" in r.json()["error"]
+    # a game left unfinished for longer than `idle` no longer takes the place
+    relaxed = client(limits=Limits(open_games=1, idle=0))
+    start(relaxed, "qwixx", ["human", "greedy"])
+    start(relaxed, "qwixx", ["human", "greedy"])
+
+
+def test_the_form_starts_a_game_with_params_and_a_link_for_each_person() -> None:
+    c = client()
+    form = c.get("/new/qwixx").text
+    assert 'name="param.penalty_points" value="5"' in form
+    r = c.post("/games", data={"game": "qwixx", "players": "3", "seat0": "human",
+                               "seat1": "human", "seat2": "random", "param.penalty_points": "9",
+                               "seed": "4"}, follow_redirects=False)
+    assert r.status_code == 303
+    page = c.get(r.headers["location"]).text
+    other = page.split('class="invite" href="/seat/')[1].split('"')[0]
+    assert view(c, other)["seat"] == 1 and "player 2 (random)" in page
+    bad = c.post("/games", data={"game": "qwixx", "players": "2", "seat0": "human",
+                                 "seat1": "greedy", "param.penalty_points": "[oops"})
+    assert bad.status_code == 400 and "penalty_points" in bad.text and "<form" in bad.text
+
+
+def test_another_seats_hand_never_reaches_a_seat_in_json_html_or_events() -> None:
+    c = client()
+    tokens = start(c, "domino-fives", ["human", "human"], seed=11)
+    app = c.app
+
+    def texts(seat: int) -> str:
+        token = tokens[seat]
+        out = [c.get(f"/api/seat/{token}").text, c.get(f"/seat/{token}").text]
+        with running(app) as url, httpx.stream("GET", f"{url}/api/seat/{token}/events",
+                                               timeout=10) as r:
+            for line in r.iter_lines():
+                if line.startswith("data:"):
+                    out.append(line)
+                    break
+        return "\n".join(out)
+
+    for _ in range(3):  # a few moves in, from both sides
+        for seat, other in ((0, 1), (1, 0)):
+            hand = view(c, tokens[other])["components"]["hand"]["hands"][other]["tiles"]
+            seen = texts(seat)
+            assert hand and not [t for t in hand if t in seen]
+            assert "deal: done (hidden)" in seen and '"hand"' in seen
+        v = view(c, tokens[0])
+        mover = view(c, tokens[v["deciding"]])
+        assert move(c, tokens[v["deciding"]], mover["choices"][0],
+                    mover["version"]).status_code == 200
+    # the log holds every hand: not before the game is over
+    r = c.get(f"/api/seat/{tokens[0]}/log")
+    assert r.status_code == 403 and "when the game is over" in r.json()["error"]
+
+
+def test_a_line_said_to_one_player_reaches_that_player_alone() -> None:
+    """Domino 7 tells the drawer which tile they drew: no other seat's page learns it."""
+    c = client()
+    tokens = start(c, "domino-fives", ["human", "human"], seed=11)
+    rng = random.Random(3)
+    for _ in range(400):
+        events = {seat: view(c, token)["events"] for seat, token in tokens.items()}
+        drawn = [seat for seat, lines in events.items()
+                 if any(line.startswith("you drew") for line in lines)]
+        if drawn:
+            break
+        v = view(c, tokens[0])
+        assert not v["over"], "nobody drew a tile"
+        mover = view(c, tokens[v["deciding"]])
+        assert move(c, tokens[v["deciding"]], rng.choice(mover["choices"]),
+                    mover["version"]).status_code == 200
+    drawer = drawn[0]
+    other = 1 - drawer
+    assert not any(line.startswith("you drew") for line in events[other])
+    assert "you drew" not in c.get(f"/seat/{tokens[other]}").text
+    assert any("draws a tile" in line for line in events[other]), events[other]
+
+
+def test_a_choice_made_together_is_secret_until_everyone_has_chosen() -> None:
+    c = client()
+    tokens = start(c, "qwixx", ["human", "human"], seed=2)
+    v = view(c, tokens[0])
+    label = v["choices"][0]
+    assert move(c, tokens[0], label, v["version"]).status_code == 200
+    other = view(c, tokens[1])
+    assert other["deciding"] == 1
+    assert "player 0: has chosen (shown when everyone has)" in other["events"]
+    assert label not in json.dumps(other["events"])
+    assert f"player 0 (you): {label}" in view(c, tokens[0])["events"]
+    assert move(c, tokens[1], "pass", other["version"]).status_code == 200
+    assert f"player 0: {label}" in view(c, tokens[1])["events"]
+
+
+def test_a_restarted_server_resumes_every_game_where_it_was(tmp_path: Path) -> None:
+    db = tmp_path / "games.sqlite3"
+    first = client(db)
+    dice = start(first, "qwixx", ["human", "greedy"], seed=8)
+    tiles = start(first, "domino7", ["human", "random", "greedy", "random"], seed=9)
+    for tokens in (dice, tiles):
+        for _ in range(3):
+            v = view(first, tokens[0])
+            assert move(first, tokens[0], v["choices"][0], v["version"]).status_code == 200
+    before = {t: view(first, t) for t in (dice[0], tiles[0])}
+    first.app.state.rulekit.store.close()
+    second = client(db)
+    for token, v in before.items():
+        now = view(second, token)
+        assert {k: now[k] for k in ("version", "components", "choices", "events", "scores")} \
+            == {k: v[k] for k in ("version", "components", "choices", "events", "scores")}
+        r = move(second, token, now["choices"][0], now["version"])
+        assert r.status_code == 200 and r.json()["version"] > now["version"]
+
+
+def test_the_downloaded_log_is_what_rulekit_replay_reads(tmp_path: Path) -> None:
+    c = client()
+    tokens = start(c, "domino-fives", ["human", "greedy"], seed=4)
+    end = play_out(c, tokens)
+    assert end["end"] and end["winners"]
+    r = c.get(f"/api/seat/{tokens[0]}/log")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    lines = [json.loads(line) for line in r.text.splitlines()]
+    assert lines[0]["game"] == "domino-fives.yaml" and lines[0]["seed"] == 4
+    assert lines[-1]["result"]["scores"] == end["scores"]
+    # kept next to its game file (and the file it extends), `rulekit replay` rebuilds it
+    for name in ("domino-fives.yaml", "domino7.yaml"):
+        shutil.copy(GAMES / name, tmp_path / name)
+    (tmp_path / "game.jsonl").write_text(r.text)
+    result = run("replay", str(tmp_path / "game.jsonl"))
+    assert result.exit_code == 0, result.output
+    assert "scores: " + ", ".join(f"player {s} {x}" for s, x in enumerate(end["scores"])) \
+        in result.output
+    # the event stream of a finished game sends the end and closes
+    stream = c.get(f"/api/seat/{tokens[0]}/events").text
+    assert stream.count("data:") == 1 and "game over" in stream
+
+
+def test_a_game_files_text_is_shown_as_text_never_as_markup(tmp_path: Path) -> None:
+    shutil.copy(GAMES / "qwixx.yaml", tmp_path / "qwixx.yaml")
+    evil = tmp_path / "evil.yaml"
+    evil.write_text("extends: qwixx.yaml\nname: \"<script>alert(1)</script>\"\n"
+                    "description: \"<img src=x onerror=alert(2)>\"\n"
+                    "levels:\n  - {name: \"<img src=x onerror=alert(3)>\", min_score: 0}\n")
+    c = client(files={"evil": str(evil)})
+    token = start(c, "evil", ["human", "greedy"])[0]
+    r = c.post("/api/games", json={"game": "evil", "seats": ["human", "random"], "level": 1})
+    level = r.json()["seats"]["0"]["token"]
+    for page in (c.get("/").text, c.get("/new/evil").text, c.get(f"/seat/{token}").text,
+                 c.get(f"/seat/{level}").text):
+        assert "<script>alert" not in page and "<img src=x" not in page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page or "&lt;img" in page
+    assert "level 1 of 1: &lt;img src=x onerror=alert(3)&gt;" in c.get(f"/seat/{level}").text
+    assert "script-src" not in c.get("/").headers["content-security-policy"]  # self only
+
+
+def test_event_streams_are_limited() -> None:
+    c = client(limits=Limits(streams=0))
+    token = start(c, "qwixx", ["human", "greedy"])[0]
+    r = c.get(f"/api/seat/{token}/events")
+    assert r.status_code == 503 and "too many" in r.json()["error"]
+
+
+def test_rulekit_serve_listens_on_127_0_0_1_and_serves_the_files_given(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "rulekit", "serve", "qwixx", "--port",
+                             str(port), "--db", str(tmp_path / "g.sqlite3")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert f"1 game(s) at http://127.0.0.1:{port}/" in proc.stdout.readline()
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10).text
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.05)
+        assert 'href="/new/qwixx"' in page and "domino" not in page
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert (tmp_path / "g.sqlite3").is_file()
+
+
+def test_serve_says_what_is_wrong_with_a_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rulekit: 1\nname: 42\nplayers: many\n")
+    result = run("serve", str(bad))
+    assert result.exit_code == 1 and "bad.yaml:" in result.output
+
+
+def test_help_does_not_import_the_web_framework() -> None:
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom rulekit.cli import main\n"
+            "assert CliRunner().invoke(main, ['--help']).exit_code == 0\n"
+            "print('starlette' in sys.modules, 'uvicorn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "False False", out.stderr
+
+
+def test_games_beyond_the_memory_limit_come_back_from_the_store(tmp_path: Path) -> None:
+    c = client(tmp_path / "games.sqlite3", limits=Limits(tables_in_memory=1))
+    games = [start(c, "qwixx", ["human", "greedy"], seed=s)[0] for s in (1, 2)]
+    for _ in range(2):
+        for token in games:  # each move unloads the other game
+            v = view(c, token)
+            r = move(c, token, v["choices"][0], v["version"])
+            assert r.status_code == 200 and r.json()["version"] > v["version"]
+    assert len(c.app.state.rulekit.tables.loaded) == 1
+
+
+def test_serve_without_the_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "starlette", None)  # as if the extra were not installed
+    result = run("serve", "qwixx")
+    assert result.exit_code == 1 and "pip install 'rulekit[web]'" in result.output
+
+
+def series_client(tmp_path: Path, levels: str) -> TestClient:
+    """A server of a Domino 7 variant with the levels given (small hands: quick levels)."""
+    shutil.copy(GAMES / "domino7.yaml", tmp_path / "domino7.yaml")
+    (tmp_path / "series.yaml").write_text(
+        "extends: domino7.yaml\nname: Series\nparams:\n  highest_pip: {default: 6}\n"
+        f"  hand_size: {{default: 5}}\nlevels:\n{levels}")
+    return client(tmp_path / "games.sqlite3", files={"series": str(tmp_path / "series.yaml")})
+
+
+EASY_HARD = ("  - {name: Easy, min_score: -10000, bots: random}\n"
+             "  - {name: Hard, min_score: 10000, bots: [greedy, random]}\n"
+             "  - {name: Last, min_score: 0}\n")
+
+
+def test_levels_are_played_as_a_series_with_each_levels_bots_and_verdict(tmp_path: Path,
+                                                                          ) -> None:
+    from rulekit.simulate import derive_seed
+
+    c = series_client(tmp_path, EASY_HARD)
+    r = c.post("/api/games", json={"game": "series", "seats": ["human", "greedy", "greedy",
+                                                                  "greedy"], "seed": 3, "level": 1})
+    assert r.status_code == 201, r.text
+    first = r.json()["seats"]["0"]["token"]
+    v = view(c, first)
+    assert v["level"]["number"] == 1 and v["level"]["of"] == 3 and v["level"]["name"] == "Easy"
+    assert [p["name"] for p in v["player_parts"]][1:] == [f"player {s} (random)" for s in (1, 2, 3)]
+    assert "level 1 of 3: Easy; score more than -10000 to pass" in c.get(f"/seat/{first}").text
+    r = c.post(f"/api/seat/{first}/next")
+    assert r.status_code == 409 and "not over yet" in r.json()["error"]
+    end = play_out(c, {0: first})
+    # the level's own seed, as `rulekit play` derives it: the same deal as in the terminal
+    assert play_log(c, first)[0]["seed"] == derive_seed(3, "level", 1)
+    score = end["scores"][0]
+    assert end["level"]["passed"] is True
+    assert end["level"]["verdict"] == f"level 1 (Easy) passed: level score {score}, minimum -10000"
+    page = c.get(f"/seat/{first}").text
+    assert 'class="verdict passed"' in page and "next level: 2 (Hard)" in page
+    r = c.post(f"/api/seat/{first}/next")
+    assert r.status_code == 201
+    second = r.json()["token"]
+    assert c.post(f"/api/seat/{first}/next").json()["token"] == second  # one next level
+    names = [p["name"] for p in view(c, second)["player_parts"]]
+    assert names == ["player 0 (you)", "player 1 (greedy)", "player 2 (random)",
+                     "player 3 (greedy)"]
+    # the series survives a restart: the next level resumes, and remembers the first
+    c.app.state.rulekit.store.close()
+    c = series_client(tmp_path, EASY_HARD)
+    end = play_out(c, {0: second})
+    assert end["level"]["passed"] is False and end["level"]["next"] is None
+    assert end["level"]["summary"] == [
+        f"level 1 Easy: {score} (minimum -10000) passed",
+        f"level 2 Hard: {end['scores'][0]} (minimum 10000) failed",
+        "series over: 1 level(s) passed of 3"]
+    assert 'class="verdict failed"' in c.get(f"/seat/{second}").text
+    r = c.post(f"/api/seat/{second}/next")
+    assert r.status_code == 409 and "the series is over" in r.json()["error"]
+    # the page's button works without the script too
+    r = c.post(f"/seat/{first}/next", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/seat/{second}"
+
+
+def play_log(c: TestClient, token: str) -> list[dict]:
+    r = c.get(f"/api/seat/{token}/log")
+    assert r.status_code == 200, r.text
+    return [json.loads(line) for line in r.text.splitlines()]
+
+
+def test_a_series_is_started_from_the_form_at_the_level_chosen(tmp_path: Path) -> None:
+    c = series_client(tmp_path, EASY_HARD)
+    form = c.get("/new/series").text
+    assert 'from level 2: Hard (score more than 10000 to pass; bots greedy, random)' in form
+    r = c.post("/games", data={"game": "series", "players": "4", "seat0": "random",
+                               "seat1": "human", "seat2": "random", "seat3": "random",
+                               "level": "3", "seed": "1"}, follow_redirects=False)
+    assert r.status_code == 303
+    page = c.get(r.headers["location"]).text
+    # a level without bots of its own seats the bots chosen
+    assert "level 3 of 3: Last" in page and "player 0 (random)" in page
+    assert "player 1 (you)" in page
+
+
+def test_series_requests_are_checked(tmp_path: Path) -> None:
+    c = series_client(tmp_path, "  - {name: Strong, min_score: 0, bots: mcts:5000}\n"
+                                "  - {name: Fine, min_score: 0, bots: random}\n")
+    seats = ["human", "random", "random", "random"]
+    for body, words in [
+        ({"game": "series", "seats": seats, "level": 3}, "has levels 1 to 2"),
+        ({"game": "series", "seats": seats, "level": "2"}, "has levels 1 to 2"),
+        ({"game": "series", "seats": seats, "level": True}, "has levels 1 to 2"),
+        ({"game": "series", "seats": seats, "level": 10**30}, "has levels 1 to 2"),
+        ({"game": "series", "seats": ["human", "human", "random", "random"], "level": 2},
+         "played by one person"),
+        ({"game": "series", "seats": seats, "level": 1}, "level 1 (Strong) of the file seats "
+                                                         "'mcts:5000'"),
+    ]:
+        r = c.post("/api/games", json=body)
+        assert r.status_code == 400 and words in r.json()["error"], r.text
+    r = c.post("/games", data={"game": "series", "players": "4", "seat0": "human",
+                               "seat1": "random", "seat2": "random", "seat3": "random",
+                               "level": "first"})
+    assert r.status_code == 400 and "level must be a whole number" in r.text
+    plain = client()
+    r = plain.post("/api/games", json={"game": "qwixx", "seats": ["human", "random"],
+                                       "level": 1})
+    assert r.status_code == 400 and "has no levels" in r.json()["error"]
+    token = start(plain, "qwixx", ["human", "random"])[0]
+    r = plain.post(f"/api/seat/{token}/next")
+    assert r.status_code == 400 and "not a level of a series" in r.json()["error"]
+
+
+def test_supplies_and_stacks_are_drawn_with_what_is_left_and_what_each_player_won() -> None:
+    import re
+
+    files = {"levelx": str(GAMES / "levelx.yaml")}
+    c = client(files=files)
+    tokens = start(c, "levelx", ["human", "random"], seed=6)
+    end = play_out(c, tokens)
+    comps = end["components"]
+    page = c.get(f"/seat/{tokens[0]}").text
+
+    def piles(html: str) -> dict[int, int]:
+        return {int(k): int(n) for k, n in
+                re.findall(r'class="pile[^"]*" data-key="(\d+)" data-count="(\d+)"', html)}
+
+    board = page.split('<section class="board">')[1].split("</section>")[0]
+    shared = dict(zip(comps["chips"]["keys"], comps["chips"]["counts"]))
+    assert piles(board) == shared and 0 in shared.values()  # empty piles are shown too
+    left = re.findall(r'data-item="(\d+)"', board)
+    assert [int(x) for x in left] == comps["bonus"]["left"]
+    assert ('<span class="award top"' in board) == bool(left)  # the next one is marked
+    for seat in (0, 1):
+        part = page.split(f'data-seat="{seat}"')[1].split("</section>")[0]
+        won = {k: n for k, n in zip(comps["won"]["keys"], comps["won"]["counts"][seat]) if n}
+        assert piles(part) == won and won  # a game to its end: everyone took chips
+        held = [int(x) for x in re.findall(r'data-item="(\d+)"', part)]
+        assert held == comps["bonus"]["held"][seat]
+    assert any(comps["bonus"]["held"])  # with this seed a bonus tile was won

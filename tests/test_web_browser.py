@@ -1,0 +1,165 @@
+"""`rulekit serve` in a real headless Chromium (Debian's, driven by Playwright): a Qwixx
+game and a level of Domino 7 played to the end by clicks (on buttons, sheet cells and
+tiles), two people at one table seeing each other's moves live, and screenshots of what a
+person sees."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the optional extra web is not installed")
+pytest.importorskip("uvicorn", reason="the optional extra web is not installed")
+sync_api = pytest.importorskip("playwright.sync_api",
+                               reason="playwright is not installed (the test extra has it)")
+
+import httpx  # noqa: E402
+from webserver import running  # noqa: E402
+
+from rulekit.web.app import create_app  # noqa: E402
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+FILES = {k: str(GAMES / f"{k}.yaml") for k in ("qwixx", "domino7")}
+#: Debian's Chromium, which .ci/run installs; Playwright's own download cannot run here
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: flags that keep a headless Chromium off the network it cannot reach, and root-safe
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+#: the most clicks a game may take before the test gives up
+MAX_CLICKS = 400
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"no Chromium at {CHROMIUM}: .ci/run installs Debian's chromium package")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("web") / "games.sqlite3"
+    with running(create_app(FILES, str(db))) as url:
+        yield url
+
+
+def play_to_the_end(page: Any) -> int:
+    """Click the first choice whenever it is this seat's turn, until the game is over;
+    returns the clicks made. Each click waits for the page to show the game moved on."""
+    for clicks in range(MAX_CLICKS):
+        page.wait_for_selector("button.choice, section.result", timeout=15_000)
+        if page.query_selector("section.result"):
+            return clicks
+        click_and_wait(page, "button.choice >> nth=0")
+    raise AssertionError(f"the game was not over after {MAX_CLICKS} clicks")
+
+
+def click_and_wait(page: Any, selector: str) -> None:
+    """Click, and wait for the page to show that the game moved on."""
+    version = page.get_attribute("#game", "data-version")
+    page.click(selector)
+    page.wait_for_selector(f'#game:not([data-version="{version}"])', timeout=15_000)
+    assert page.inner_text("#error") == ""
+
+
+def screenshot(page: Any, path: Path) -> None:
+    page.screenshot(path=str(path), full_page=True)
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a real picture
+
+
+def test_qwixx_is_started_from_the_form_and_played_to_the_end(browser: Any, server: str,
+                                                              tmp_path: Path) -> None:
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.goto(server + "/")
+    page.click("a.game[href='/new/qwixx']")
+    page.select_option("select[name=seat1]", "greedy")
+    page.fill("input[name=seed]", "3")
+    page.click("form.new button[type=submit]")
+    page.wait_for_selector("#game")
+    # the game as a person sees it: six dice, two sheets of four coloured rows, choices
+    assert page.locator("figure.die").count() == 6
+    assert page.locator("table.sheet").count() == 2
+    assert page.locator("table.sheet tr.row[data-row=red]").count() == 2
+    assert page.locator("button.choice").count() >= 2
+    # a cell of one's own sheet that a choice names is clicked instead of its button
+    label = page.get_attribute("button.choice >> nth=0", "data-label")
+    assert label != "pass" and page.locator("td.pickable").count() >= 2
+    click_and_wait(page, f'td.pickable[data-pick="{label}"]')
+    assert page.locator(f'td.cell.crossed[data-pick="{label}"]').count() == 1
+    clicks = play_to_the_end(page)
+    assert clicks > 5
+    assert page.inner_text("section.result .end").strip()
+    assert page.inner_text("section.result .winners").startswith(("winner", "winners"))
+    assert page.locator("td.cell.crossed").count() > 0
+    assert page.locator("a.log").count() == 1
+    screenshot(page, tmp_path / "qwixx.png")
+    page.close()
+
+
+def test_domino_7_level_1_is_played_to_the_end_and_opens_level_2(browser: Any, server: str,
+                                                                 tmp_path: Path) -> None:
+    r = httpx.post(server + "/api/games", json={
+        "game": "domino7", "seats": ["human", "greedy", "greedy", "greedy"], "seed": 12,
+        "level": 1})
+    token = r.json()["seats"]["0"]["token"]
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.goto(f"{server}/seat/{token}")
+    # the level and its bots (the file's: random for Novice), my hand face up, the
+    # three others face down, the line of play
+    assert page.inner_text("p.level") == "level 1 of 5: Novice; score more than 0 to pass"
+    assert page.locator("section.player h2", has_text="(random)").count() == 3
+    own = page.locator("section.player.you .hand:not(.hidden) svg.tile").count()
+    assert own > 0 and page.locator(".hand.hidden").count() == 3
+    assert page.locator(".hand.hidden svg.tile:not(.back)").count() == 0
+    # clicking a tile of the hand: the opening double (one choice) is laid at once; then
+    # 1|11 fits both ends, and the click marks its two choices for the person to pick
+    click_and_wait(page, 'svg.tile.pickable[data-pick="12|12"]')
+    assert page.locator('.line svg.tile[data-tile="12|12"]').count() == 1
+    assert page.locator('.you svg.tile[data-tile="12|12"]').count() == 0
+    page.click('svg.tile.pickable[data-pick="1|11"]')
+    picked = page.locator("button.choice.picked")
+    assert [picked.nth(i).get_attribute("data-label") for i in range(picked.count())] \
+        == ["1|11 left", "1|11 right"]
+    click_and_wait(page, "button.choice.picked >> nth=1")
+    assert page.locator('.line svg.tile[data-tile="1|11"]').count() == 1
+    play_to_the_end(page)
+    assert page.locator(".line svg.tile").count() > 10
+    assert page.inner_text("section.result .end").strip()
+    assert "scores:" in page.inner_text("section.result .scores")
+    # with this seed the level is passed (the API test checks a failed one)
+    assert page.inner_text(".verdict.passed").startswith("level 1 (Novice) passed: level score")
+    screenshot(page, tmp_path / "domino7.png")
+    page.click("form.next button")
+    page.locator("p.level", has_text="level 2 of 5: Apprentice").wait_for(timeout=15_000)
+    assert page.url != f"{server}/seat/{token}"
+    assert page.locator("section.player h2", has_text="(greedy)").count() == 1
+    page.close()
+
+
+def test_two_people_see_each_others_moves_live(browser: Any, server: str) -> None:
+    r = httpx.post(server + "/api/games", json={
+        "game": "qwixx", "seats": ["human", "human"], "seed": 12})
+    seats = r.json()["seats"]
+    first, second = browser.new_context(), browser.new_context()
+    a, b = first.new_page(), second.new_page()
+    a.goto(server + seats["0"]["page"])
+    b.goto(server + seats["1"]["page"])
+    assert "waiting for player 0" in b.inner_text(".status")
+    label = a.get_attribute("button.choice >> nth=0", "data-label")
+    a.click("button.choice >> nth=0")
+    # without a reload: the second page learns that player 0 chose, not what
+    b.wait_for_selector("button.choice", timeout=10_000)
+    events = b.inner_text(".events")
+    assert "player 0: has chosen" in events and label not in events
+    b.click("button.choice:text-is('pass')")
+    a.locator(".events li", has_text="player 1: pass").wait_for(timeout=10_000)
+    first.close()
+    second.close()
