@@ -1,0 +1,95 @@
+"""Connect Four, written as YAML on the grid kind, plays as OpenSpiel's connect_four does.
+
+Each game is played in both at once: after every move the player to move, the legal moves
+(OpenSpiel's action strings against rulekit's labels), whether the game is over and, at
+the end, the returns must agree.
+"""
+
+import random
+
+import pyspiel
+import pytest
+
+import rulekit
+from tests.conftest import GAMES
+from tests.test_cli import run
+
+FILE = GAMES / "examples" / "connect-four.yaml"
+
+#: a game that fills the board without four in a line (OpenSpiel: a draw)
+DRAW = [3, 3, 0, 2, 5, 4, 5, 6, 4, 2, 2, 3, 3, 5, 5, 2, 2, 4, 3, 3, 1, 1, 2, 1, 5, 5, 0,
+        4, 0, 4, 4, 6, 6, 6, 6, 0, 1, 0, 6, 0, 1, 1]
+
+
+@pytest.fixture(scope="module")
+def game() -> rulekit.Game:
+    return rulekit.load_game(FILE)
+
+
+def play_both(game: rulekit.Game, choose) -> tuple[rulekit.State, object]:
+    """Play one game in rulekit and OpenSpiel side by side, checking them at every move."""
+    theirs = pyspiel.load_game("connect_four").new_initial_state()
+    ours = game.new_game(players=2, seed=0)
+    while not theirs.is_terminal():
+        assert not ours.is_over
+        seat = theirs.current_player()
+        assert ours.current_player == seat
+        legal = theirs.legal_actions()
+        assert [a.label for a in ours.legal_actions()] == [
+            theirs.action_to_string(seat, a) for a in legal]
+        action = choose(legal, len(theirs.history()))
+        ours.apply(theirs.action_to_string(seat, action))
+        theirs.apply_action(action)
+    assert ours.is_over
+    assert ours.scores() == [int(r) for r in theirs.returns()]
+    return ours, theirs
+
+
+def test_random_games_agree_with_openspiel_move_by_move(game: rulekit.Game) -> None:
+    rng = random.Random(2024)
+    outcomes = set()
+    for _ in range(40):
+        ours, theirs = play_both(game, lambda legal, _i: rng.choice(legal))
+        outcomes.add(tuple(theirs.returns()))
+    assert outcomes == {(1.0, -1.0), (-1.0, 1.0)}  # both seats won some games
+
+
+def test_a_full_board_without_a_line_is_a_draw(game: rulekit.Game) -> None:
+    ours, theirs = play_both(game, lambda _legal, i: DRAW[i])
+    assert ours.scores() == [0, 0]
+    assert ours.end_reason == "full"
+
+
+def test_a_diagonal_of_four_wins() -> None:
+    state = rulekit.load_game(FILE).new_game(players=2, seed=0)
+    # x climbs a diagonal from column 0 to column 3; o fills in below it
+    for label in ["x0", "o1", "x1", "o2", "x2", "o3", "x2", "o3", "x3", "o6"]:
+        state.apply(label)
+    assert not state.is_over
+    state.apply("x3")
+    assert state.is_over and state.scores() == [1, -1]
+    assert "player 0 (x) has 4 in a line" in state.end_text()
+
+
+def test_a_full_column_takes_no_more_pieces(game: rulekit.Game) -> None:
+    state = game.new_game(players=2, seed=0)
+    for k in range(6):
+        state.apply(f"{'xo'[k % 2]}5")
+    assert [a.label for a in state.legal_actions()] == ["x0", "x1", "x2", "x3", "x4", "x6"]
+
+
+def test_the_board_plays_in_the_terminal() -> None:
+    moves = "".join(f"x{c}\n" for c in [3, 3, 3, 3, 2, 4, 1, 5, 0, 6, 0, 1, 2, 4, 5, 6] * 2)
+    result = run("play", str(FILE), "--bots", "random", "--seed", "3", "--level", "1",
+                 input=moves)
+    assert result.exit_code == 0, result.output
+    # the board drawn top row first, with column numbers underneath
+    assert "  0 1 2 3 4 5 6" in result.output
+    assert "player 0 (you): x3" in result.output
+    assert "game over after" in result.output
+
+
+def test_validate_simulate_finds_no_problem() -> None:
+    result = run("validate", "--simulate", "30", str(FILE))
+    assert result.exit_code == 0, result.output
+    assert "no problems" in result.output
