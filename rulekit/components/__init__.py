@@ -3,6 +3,7 @@
 from rulekit.components import (  # noqa: F401
     containers,
     cross_sheet,
+    deck,
     dice,
     grid,
     line,

@@ -48,7 +48,7 @@ class GridView:
 
     @property
     def pieces(self) -> list[str]:
-        return list(self.kind.pieces)
+        return self.kind.pieces  # fixed at load, and expressions never change a list
 
     @property
     def full(self) -> bool:
