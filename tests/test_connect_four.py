@@ -93,3 +93,17 @@ def test_validate_simulate_finds_no_problem() -> None:
     result = run("validate", "--simulate", "30", str(FILE))
     assert result.exit_code == 0, result.output
     assert "no problems" in result.output
+
+
+def test_a_line_check_run_too_often_stops_at_the_work_budget(tmp_path) -> None:
+    # every check scans the whole board: a hostile file cannot make it run for ever
+    text = FILE.read_text().replace(
+        'line: "active.won"', 'line: "any(board.has_line(\'x\', 90) for i in range(100000))"')
+    text = text.replace("max: 20, doc: rows", "max: 100, doc: rows").replace(
+        "max: 20, doc: columns", "max: 100, doc: columns")
+    path = tmp_path / "big.yaml"
+    path.write_text(text)
+    state = rulekit.load_game(path, overrides={"rows": 100, "columns": 100}).new_game(
+        players=2, seed=0)
+    with pytest.raises(rulekit.RulekitError, match="more work than one move may take"):
+        state.apply("x0")

@@ -16,7 +16,7 @@ from rulekit.components.fixed import fixed_value, key_list
 from rulekit.engine.steps import MAX_INT
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Type
-from rulekit.expr.budget import MAX_STR
+from rulekit.expr.budget import MAX_STR, charge
 
 #: the item types a container may hold, by the name the file gives
 ITEM_TYPES: dict[str, tuple[Type, type]] = {"int": (INT, int), "str": (STR, str),
@@ -67,6 +67,7 @@ class ListView(_View):
         return len(self.s)
 
     def __contains__(self, value: Any) -> bool:
+        charge(len(self.s))
         return value in self.s
 
     @property
@@ -82,13 +83,16 @@ class ListView(_View):
         return self.s[-1] if self.s else None
 
     def contains(self, value: Any) -> bool:
+        charge(len(self.s))
         return value in self.s
 
     def count(self, value: Any) -> int:
+        charge(len(self.s))
         return self.s.count(value)
 
     def index_of(self, value: Any) -> int:
         """Where `value` first stands, or -1 when it is not in the list."""
+        charge(len(self.s))
         try:
             return self.s.index(value)
         except ValueError:
@@ -102,6 +106,7 @@ class ListView(_View):
         self.s.append(_checked(self.kind, value))
 
     def _remove(self, value: Any) -> None:
+        charge(len(self.s))
         try:
             self.s.remove(value)
         except ValueError:
@@ -150,6 +155,7 @@ class MapView(_View):
 
     def keys_with(self, value: Any) -> list:
         """The keys whose value is `value`, in the order of `keys`."""
+        charge(len(self.s))
         return [k for k, v in zip(self.kind.keys, self.s) if v == value]
 
     # ---- effects ------------------------------------------------------------------------

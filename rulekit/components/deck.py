@@ -18,6 +18,7 @@ from rulekit.components.base import Chance, Effect, Kind, register
 from rulekit.components.fixed import LOAD_ERRORS, MAX_ITEMS, fixed_value, for_players
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Scope
+from rulekit.expr.budget import charge
 
 #: who sees the cards of a zone
 SEEN_BY = ("everyone", "owner", "nobody")
@@ -96,17 +97,21 @@ class ZoneView:
         return self.cards_[-1] if self.cards_ else None
 
     def holds(self, card: Card) -> bool:
+        charge(len(self.cards_))
         return card in self.cards_
 
     def has_suit(self, suit: str) -> bool:
+        charge(len(self.cards_))
         return any(c.suit == suit for c in self.cards_)
 
     def of_suit(self, suit: str) -> list[Card]:
+        charge(len(self.cards_))
         return [c for c in self.cards_ if c.suit == suit]
 
     def follow(self, suit: str) -> list[Card]:
         """The cards that follow `suit`: those of the suit, or every card when there is none
         of it (or no suit is led: '')."""
+        charge(len(self.cards_))
         same = [c for c in self.cards_ if c.suit == suit]
         return same or list(self.cards_)
 
@@ -114,6 +119,7 @@ class ZoneView:
         """Where the card that takes the trick stands: the highest of `trump` ('' for none),
         or else the highest of the first card's suit; -1 for an empty zone."""
         cards = self.cards_
+        charge(len(cards))
         if not cards:
             return -1
         best = 0

@@ -3,8 +3,8 @@
 Pieces are named in the file (`pieces: [x, o]`); a cell holds one of them or is empty.
 A piece is placed in a cell, or dropped into a column, where it falls to the lowest
 empty cell (row 0 is the bottom row). `has_line(piece, k)` tells whether k of a piece
-stand in a row, a column or a diagonal: the windows of k cells are worked out once per
-k, so the check costs a scan of plain lists.
+stand in a row, a column or a diagonal: it counts runs along lines worked out when the
+game loads, a scan of plain lists charged to the work budget like any loop.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+from rulekit.expr.budget import charge
 
 #: the most rows and the most columns of a grid
 MAX_SIDE = 100
@@ -85,15 +86,19 @@ class GridView:
 
     def has_line(self, piece: str, k: int) -> bool:
         """Whether k cells in a row, a column or a diagonal all hold `piece`."""
-        if piece == EMPTY:
-            return False
         s = self.s
-        for w in self.kind.windows(k):
-            for i in w:
-                if s[i] != piece:
-                    break
-            else:
-                return True
+        charge(len(s))
+        if piece == EMPTY or k < 1:
+            return False
+        for line in self.kind.lines:
+            run = 0
+            for i in line:
+                if s[i] == piece:
+                    run += 1
+                    if run >= k:
+                        return True
+                else:
+                    run = 0
         return False
 
     # ---- effects ------------------------------------------------------------------------
@@ -165,7 +170,7 @@ class Grid(Kind):
         self.pieces = list(pieces)
         self.piece_set = frozenset(pieces)
         self.blank = str(self.config.get("empty", "."))
-        self._windows: dict[int, list[tuple[int, ...]]] = {}
+        self.lines = self.make_lines()
         self.type = ObjT("Grid", {
             "rows": INT, "columns": INT, "pieces": ListT(STR), "full": BOOL,
             "empty_count": INT, "open_columns": ListT(INT),
@@ -185,22 +190,22 @@ class Grid(Kind):
             return 1
         return n
 
-    def windows(self, k: int) -> list[tuple[int, ...]]:
-        """Every run of k cells in a row, a column or a diagonal, as cell indexes."""
-        found = self._windows.get(k)
-        if found is not None:
-            return found
+    def make_lines(self) -> list[tuple[int, ...]]:
+        """Every row, column and diagonal (both ways) as cell indexes, in order: the lines
+        `has_line` counts runs along (at most 4 per cell, so bounded by the board's size)."""
         rows, cols = self.rows, self.columns
         out = []
-        if k >= 1:
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
             for r in range(rows):
                 for c in range(cols):
-                    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                        er, ec = r + dr * (k - 1), c + dc * (k - 1)
-                        if 0 <= er < rows and 0 <= ec < cols and (k > 1 or dr == 0):
-                            out.append(tuple((r + dr * j) * cols + c + dc * j
-                                             for j in range(k)))
-        self._windows[k] = out
+                    if 0 <= r - dr < rows and 0 <= c - dc < cols:
+                        continue  # not the first cell of its line
+                    line, i, j = [], r, c
+                    while 0 <= i < rows and 0 <= j < cols:
+                        line.append(i * cols + j)
+                        i, j = i + dr, j + dc
+                    if len(line) > 1 or dr == 0:
+                        out.append(tuple(line))
         return out
 
     def global_type(self) -> ObjT:
