@@ -172,3 +172,20 @@ def test_a_small_deck_deals_and_plays(tmp_path: Path) -> None:
     state.resolve_chance([f"{r}{s}" for s in "SHDC" for r in (10, 9, 8, 7)])
     # an unsorted hand keeps the dealing order; ranks may be numbers
     assert labels(state) == ["10S", "9S", "8S", "7S", "10H"]
+
+
+def test_the_draw_pile_is_shuffled_as_a_chance_step(tmp_path: Path) -> None:
+    path = tmp_path / "cards.yaml"
+    path.write_text(DECK_FILE.replace("max: 4", "max: 2").replace(
+        "to: cards.stock}}]", "to: cards.stock}}]\n    - shuffle: cards"))
+    state = rulekit.load_game(path).new_game(players=2, seed=1)
+    state.resolve_chance([f"{r}{s}" for s in "SHDC" for r in (10, 9, 8, 7)])
+    state.apply("10S")
+    assert state.is_chance
+    stock = state.view()["components"]["cards"]["stock"]["cards"]
+    assert stock == ["8D", "7D", "10C", "9C", "8C", "7C", "10S"]
+    with pytest.raises(ChanceError, match="a shuffle holds exactly the cards of stock"):
+        state.resolve_chance(["AS"] + stock[1:])
+    state.resolve_chance(stock[::-1])
+    assert state.view()["components"]["cards"]["stock"]["cards"] == stock[::-1]
+    assert state.view(0)["components"]["cards"]["stock"] == {"count": 7}

@@ -4,8 +4,9 @@ The file names the suits and the ranks (lowest first), so a deck of 52, 32 or 24
 is the same kind. Zones hold the cards: game-wide ones (a draw pile, the trick, the
 discard) and per-player ones (hands, captured cards), each seen by everyone, by its
 owner only, or by nobody. The deal is a chance step: sampled, a shuffle of the whole
-deck by the game's RNG; imposed, the whole deck in dealing order. `view(seat)` and
-`determinize` treat a zone a seat cannot see as the tile sets treat hidden hands.
+deck by the game's RNG; imposed, the whole deck in dealing order; `shuffle` shuffles the
+draw pile alone. `view(seat)` and `determinize` treat a zone a seat cannot see as the
+tile sets treat hidden hands.
 """
 
 from __future__ import annotations
@@ -489,6 +490,31 @@ class Deck(Kind):
         s[self.deal_rest.at][:] = sorted(rest, key=_by_id) if self.deal_rest.sorted else rest
 
 
+    # ---- shuffling the draw pile -----------------------------------------------------------
+    def _pile(self, view: DeckView) -> list[Card]:
+        if self.deal_rest is None:
+            raise FlowError("the deck has no `deal:` zones")
+        return view.st.comps[self.index][self.deal_rest.at]
+
+    def _sample_shuffle(self, view: DeckView, rng: Any) -> list[str]:
+        order = sorted(self._pile(view), key=_by_id)  # where cards were tells nothing
+        rng.shuffle(order)
+        return [c.name for c in order]
+
+    def _check_shuffle(self, view: DeckView, outcome: Any) -> str | None:
+        pile = self._pile(view)
+        if (not isinstance(outcome, list) or len(outcome) != len(pile)
+                or not all(isinstance(n, str) for n in outcome)):
+            return (f"a shuffle is the {len(pile)} cards of {self.deal_rest.name} in their "
+                    "new order, as card names")
+        if sorted(outcome) != sorted(c.name for c in pile):
+            return f"a shuffle holds exactly the cards of {self.deal_rest.name}"
+        return None
+
+    def _apply_shuffle(self, view: DeckView, outcome: Any) -> None:
+        self._pile(view)[:] = [self.by_name[name] for name in outcome]
+
+
 def _zone_text(z: Zone, owner: int | None, cards: list[Card], seat: int | None) -> str:
     n = f"{len(cards)} card" + ("" if len(cards) == 1 else "s")
     if not z.visible(owner, seat):
@@ -504,6 +530,14 @@ Deck.chances = {
         apply=lambda view, outcome: view.kind._apply(view, outcome),
         doc="gather every card, shuffle the deck and deal `count` cards to each player; "
             "the rest goes to the `rest` zone",
+        public=False,
+    ),
+    "shuffle": Chance(
+        sample=lambda view, rng: view.kind._sample_shuffle(view, rng),
+        check=lambda view, outcome: view.kind._check_shuffle(view, outcome),
+        apply=lambda view, outcome: view.kind._apply_shuffle(view, outcome),
+        doc="shuffle the deck's draw pile (the deal's `rest` zone), e.g. after the "
+            "discards are put back into it",
         public=False,
     ),
 }
