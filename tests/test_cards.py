@@ -189,3 +189,13 @@ def test_the_draw_pile_is_shuffled_as_a_chance_step(tmp_path: Path) -> None:
     state.resolve_chance(stock[::-1])
     assert state.view()["components"]["cards"]["stock"]["cards"] == stock[::-1]
     assert state.view(0)["components"]["cards"]["stock"] == {"count": 7}
+
+
+def test_a_32_card_deck_is_a_param_away() -> None:
+    game = rulekit.load_game(FILE, overrides={"ranks": list("789TJQKA"), "hands": [10]})
+    state = game.new_game(players=3, seed=3)
+    state.resolve_chance()
+    cards = state.view()["components"]["cards"]
+    assert [h["count"] for h in cards["hand"]] == [10, 10, 10]
+    assert cards["stock"]["count"] == 1 and cards["up"]["count"] == 1
+    assert not any(c.startswith(("2", "6")) for h in cards["hand"] for c in h["cards"])

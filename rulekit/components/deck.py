@@ -360,6 +360,7 @@ class Deck(Kind):
         path = b.path + ("deal", "count")
         c = b.expr(path, (self.config.get("deal") or {}).get("count", 0), scope, INT)
         self.count = c.fn if c is not None else (lambda st, env: 0)
+        self.count_where = b.where(path)
         if c is None or not self.cards:
             return
         # a count of params and the player count is checked now, for every player count;
@@ -467,7 +468,8 @@ class Deck(Kind):
     def _fits(self, st: Any) -> str | None:
         size = self.count(st, {})
         if size < 0 or st.n * size > len(self.cards):
-            return f"{st.n} hands of {size} cards do not fit a deck of {len(self.cards)} cards"
+            return (f"{self.count_where}: {st.n} hands of {size} cards do not fit a deck of "
+                    f"{len(self.cards)} cards")
         return None
 
     def _apply(self, view: DeckView, outcome: Any) -> None:
