@@ -16,7 +16,7 @@ from operator import attrgetter
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
-from rulekit.components.fixed import LOAD_ERRORS, MAX_ITEMS, fixed_value, for_players
+from rulekit.components.fixed import MAX_ITEMS, fixed_value, hands_fit
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Scope
 from rulekit.expr.budget import charge
@@ -365,18 +365,9 @@ class Deck(Kind):
             return
         # a count of params and the player count is checked now, for every player count;
         # one that follows the game's course (a variable) is checked when it deals
-        players = b.src.data.get("players") or {}
-        lo, hi = players.get("min", 1), players.get("max", players.get("min", 1))
-        for n in range(lo, hi + 1):
-            try:
-                size = for_players(self.count, n)
-            except (*LOAD_ERRORS, AttributeError):
-                return
-            if size < 0 or n * size > len(self.cards):
-                b.error(path, f"{n} hands of {size} cards do not fit a deck of "
-                              f"{len(self.cards)} cards",
-                        f"count times the player count may be at most {len(self.cards)}")
-                return
+        hands_fit(b, path, self.count, len(self.cards), "card", "deck",
+                  f"count times the player count may be at most {len(self.cards)}",
+                  follows_the_game=True)
 
     def global_type(self) -> ObjT:
         return self.type
