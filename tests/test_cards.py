@@ -152,6 +152,8 @@ score: 0
     ("ranks: [7, 8, 9, 10]", "ranks: [7, 8, 7]", "ranks need distinct names"),
     ("rest: stock", "rest: hand", "the deal's `rest` must be a game-wide zone"),
     ("stock: {seen_by: nobody}", "all: {seen_by: nobody}", "'all' cannot name a zone"),
+    ("ranks: [7, 8, 9, 10]", "ranks: range(1000)",
+     "4 suits of 1000 ranks make more than the 1000 cards a deck may have"),
 ])
 def test_mistakes_in_a_deck_are_located(tmp_path: Path, old: str, new: str,
                                         message: str) -> None:

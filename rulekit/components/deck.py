@@ -298,8 +298,8 @@ class Deck(Kind):
                         "for example suits: [C, D, H, S]")
                 suits, ranks = [], []
         if len(suits) * len(ranks) > MAX_ITEMS:
-            b.error(b.path, f"{len(suits)} suits of {len(ranks)} ranks make more than the "
-                            f"{MAX_ITEMS} cards a deck may have")
+            b.error(b.path + ("ranks",), f"{len(suits)} suits of {len(ranks)} ranks make "
+                    f"more than the {MAX_ITEMS} cards a deck may have")
             suits, ranks = [], []
         self.suits, self.ranks = list(suits), list(ranks)
         self.cards = [Card(s, r, v, i * len(ranks) + v)
