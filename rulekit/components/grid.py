@@ -9,6 +9,7 @@ game loads, a scan of plain lists charged to the work budget like any loop.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
@@ -88,12 +89,19 @@ class GridView:
         """Whether k cells in a row, a column or a diagonal all hold `piece`."""
         s = self.s
         charge(len(s))
-        if piece == EMPTY or k < 1:
+        if piece == EMPTY or k < 1 or s.count(piece) < k:
             return False
-        for line in self.kind.lines:
+        if k == 1:
+            return True
+        for cells, n in self.kind.lines:
+            if n < k:
+                continue
+            line = cells(s)  # the line's pieces, read at C speed
+            if line.count(piece) < k:
+                continue
             run = 0
-            for i in line:
-                if s[i] == piece:
+            for x in line:
+                if x == piece:
                     run += 1
                     if run >= k:
                         return True
@@ -190,9 +198,10 @@ class Grid(Kind):
             return 1
         return n
 
-    def make_lines(self) -> list[tuple[int, ...]]:
-        """Every row, column and diagonal (both ways) as cell indexes, in order: the lines
-        `has_line` counts runs along (at most 4 per cell, so bounded by the board's size)."""
+    def make_lines(self) -> list[tuple[Any, int]]:
+        """Every row, column and diagonal (both ways) of two cells or more, as a getter of
+        its cells and its length: the lines `has_line` counts runs along (at most 4 per
+        cell, so bounded by the board's size)."""
         rows, cols = self.rows, self.columns
         out = []
         for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
@@ -204,8 +213,8 @@ class Grid(Kind):
                     while 0 <= i < rows and 0 <= j < cols:
                         line.append(i * cols + j)
                         i, j = i + dr, j + dc
-                    if len(line) > 1 or dr == 0:
-                        out.append(tuple(line))
+                    if len(line) > 1:
+                        out.append((itemgetter(*line), len(line)))
         return out
 
     def global_type(self) -> ObjT:
