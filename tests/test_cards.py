@@ -201,3 +201,20 @@ def test_a_32_card_deck_is_a_param_away() -> None:
     assert [h["count"] for h in cards["hand"]] == [10, 10, 10]
     assert cards["stock"]["count"] == 1 and cards["up"]["count"] == 1
     assert not any(c.startswith(("2", "6")) for h in cards["hand"] for c in h["cards"])
+
+
+def test_the_example_games_pass_their_scenarios() -> None:
+    result = run("test", str(GAMES / "examples"))
+    assert result.exit_code == 0, result.output
+    assert "6 scenarios: 6 passed, 0 failed" in result.output
+
+
+def test_a_deal_written_by_hands_names_cards_of_the_deck(tmp_path: Path) -> None:
+    (tmp_path / "oh-hell.yaml").write_text(FILE.read_text())
+    (tmp_path / "oh-hell.tests.yaml").write_text(
+        "scenarios:\n  bad card:\n    params: {hands: [1]}\n    steps:\n"
+        "      - deal: {hands: [[AS], [1X], [2C]]}\n")
+    result = run("test", str(tmp_path))
+    assert result.exit_code == 1
+    assert ('oh-hell.tests.yaml:5:15: scenario bad card: "1X" is not a card of the deck: '
+            "write its name, rank then suit (QH)") in result.output
