@@ -218,3 +218,17 @@ def test_a_deal_written_by_hands_names_cards_of_the_deck(tmp_path: Path) -> None
     assert result.exit_code == 1
     assert ('oh-hell.tests.yaml:5:15: scenario bad card: "1X" is not a card of the deck: '
             "write its name, rank then suit (QH)") in result.output
+
+
+def test_draw_card_moves_the_first_cards_and_stops_at_an_empty_zone(tmp_path: Path) -> None:
+    path = tmp_path / "cards.yaml"
+    path.write_text(DECK_FILE.replace("max: 4", "max: 2").replace(
+        "  setup: [{deal: cards}]",
+        "  setup:\n    - deal: cards\n"
+        "    - draw_card: {from: cards.stock, to: \"players[0].cards.hand\", count: 2}\n"
+        "    - draw_card: {from: cards.stock, to: \"players[1].cards.hand\", count: 9}"))
+    state = rulekit.load_game(path).new_game(players=2, seed=1)
+    state.resolve_chance([f"{r}{s}" for s in "SHDC" for r in (10, 9, 8, 7)])
+    cards = state.view()["components"]["cards"]
+    assert cards["hand"][0]["cards"][-2:] == ["8D", "7D"]  # the stock's first two
+    assert cards["hand"][1]["count"] == 5 + 4 and cards["stock"]["count"] == 0

@@ -107,3 +107,59 @@ def test_a_line_check_run_too_often_stops_at_the_work_budget(tmp_path) -> None:
         players=2, seed=0)
     with pytest.raises(rulekit.RulekitError, match="more work than one move may take"):
         state.apply("x0")
+
+
+TIC_TAC_TOE = """\
+rulekit: 1
+name: Tic-tac-toe
+players: {min: 2, max: 2}
+components:
+  board: {kind: grid, rows: 3, columns: 3, pieces: [x, o]}
+define:
+  piece: {per: player, expr: "board.pieces[player.seat]"}
+  won: {per: player, expr: "board.has_line(player.piece, 3)"}
+flow:
+  setup:                      # a piece placed and taken away leaves the cell free
+    - place: {grid: board, row: 1, column: 1, piece: "'o'"}
+    - clear_cell: {grid: board, row: 1, column: 1}
+  turn:
+    - choose:
+        options:
+          - for: "r in range(3), c in range(3)"
+            if: "board.is_empty(r, c)"
+            label: "{player.piece}({r},{c})"
+            do: [{place: {grid: board, row: r, column: c, piece: player.piece}}]
+end: {when: {line: "active.won", full: "board.full"}}
+score: "1 if player.won else -1 if any(p.won for p in players) else 0"
+"""
+
+
+def test_placing_pieces_in_cells_plays_as_openspiels_tic_tac_toe(tmp_path) -> None:
+    path = tmp_path / "tic-tac-toe.yaml"
+    path.write_text(TIC_TAC_TOE)
+    game = rulekit.load_game(path)
+    rng = random.Random(7)
+    outcomes = set()
+    for _ in range(30):
+        theirs = pyspiel.load_game("tic_tac_toe").new_initial_state()
+        ours = game.new_game(players=2, seed=0)
+        while not theirs.is_terminal():
+            seat = theirs.current_player()
+            legal = theirs.legal_actions()
+            assert [a.label for a in ours.legal_actions()] == [
+                theirs.action_to_string(seat, a) for a in legal]
+            action = rng.choice(legal)
+            ours.apply(theirs.action_to_string(seat, action))
+            theirs.apply_action(action)
+        assert ours.is_over and ours.scores() == [int(r) for r in theirs.returns()]
+        outcomes.add(tuple(theirs.returns()))
+    assert len(outcomes) == 3  # wins for each seat, and draws
+
+
+def test_placing_on_a_taken_cell_is_an_error_of_the_rules(tmp_path) -> None:
+    path = tmp_path / "tic-tac-toe.yaml"
+    path.write_text(TIC_TAC_TOE.replace('if: "board.is_empty(r, c)"', 'if: "r == 0"'))
+    state = rulekit.load_game(path).new_game(players=2, seed=0)
+    state.apply("x(0,0)")
+    with pytest.raises(rulekit.RulekitError, match="the cell at row 0, column 0 holds x"):
+        state.apply("o(0,0)")

@@ -118,3 +118,50 @@ def test_an_expression_reads_a_container_with_its_types(tmp_path: Path) -> None:
     text = GAME.replace("moves >= 4", "passed.contains('x')")
     with pytest.raises(GameFileError, match="str"):
         load(tmp_path, text)
+
+
+READS = """\
+rulekit: 1
+name: Reads
+players: {min: 2, max: 2}
+components:
+  xs: {kind: list, items: int, init: [5, 7, 5]}
+  marks: {kind: map, keys: [a, b, c], items: bool}
+vars:
+  done: {init: false}
+flow:
+  setup:
+    - set_item: {list: xs, index: -1, value: 9}
+    - append: {list: xs, value: 7}
+    - put: {map: marks, key: "'b'", value: true}
+    - put: {map: marks, key: "'c'", value: true}
+  turn:
+    - choose:
+        options:
+          - {label: reset, do: [{reset_map: {map: marks}}, {clear_list: {list: xs}}]}
+          - {label: keep, do: []}
+    - set: {done: true}
+end: {when: done}
+score: 0
+"""
+
+READS_TESTS = """\
+scenarios:
+  reads:
+    steps:
+      - values:
+          xs.items: [5, 7, 9, 7]
+          "[xs.count(7), xs.index_of(9), xs.index_of(4), len(xs), xs[-1]]": [2, 2, -1, 4, 7]
+          "[7 in xs, xs.contains(4), marks['b'], 'z' in marks]": [true, false, true, false]
+          marks.keys_with(true): [b, c]
+      - play: reset
+      - values: {"[len(xs), len(marks.keys_with(true))]": [0, 0], "xs.last == none": true}
+"""
+
+
+def test_what_expressions_read_from_lists_and_maps(tmp_path: Path) -> None:
+    (tmp_path / "reads.yaml").write_text(READS)
+    (tmp_path / "reads.tests.yaml").write_text(READS_TESTS)
+    result = run("test", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "1 scenarios: 1 passed, 0 failed" in result.output
