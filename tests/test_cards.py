@@ -150,6 +150,7 @@ score: 0
     ("count: 5", "count: 5", "4 hands of 5 cards do not fit a deck of 16 cards"),
     ("stock: {seen_by: nobody}", "stock: {seen_by: owner}", "only a player's zone has an owner"),
     ("ranks: [7, 8, 9, 10]", "ranks: [7, 8, 7]", "ranks need distinct names"),
+    ("ranks: [7, 8, 9, 10]", "ranks: [7, 8, J]", "ranks must be all names or all whole numbers"),
     ("rest: stock", "rest: hand", "the deal's `rest` must be a game-wide zone"),
     ("stock: {seen_by: nobody}", "all: {seen_by: nobody}", "'all' cannot name a zone"),
     ("ranks: [7, 8, 9, 10]", "ranks: range(1000)",

@@ -288,15 +288,18 @@ class Deck(Kind):
         suits = fixed_value(b, b.path + ("suits",), conf.get("suits"), ListT(STR)) or []
         ranks = fixed_value(b, b.path + ("ranks",), conf.get("ranks"), ListT(ANY)) or []
         rank_t = INT if all(type(r) is int for r in ranks) else STR
+        ok = True
+        if rank_t is STR and not all(type(r) is str for r in ranks):
+            b.error(b.path + ("ranks",), "ranks must be all names or all whole numbers",
+                    "quote numbers that are meant as names: ['7', '8', J, Q]")
+            ok = False
         for what, values in (("suits", suits), ("ranks", ranks)):
-            if any(type(v) not in (int, str) for v in values) or (
-                    what == "ranks" and rank_t is STR and any(type(v) is int for v in ranks)):
-                b.error(b.path + (what,), f"{what} must be all names or all whole numbers")
-                suits, ranks = [], []
-            elif len(set(values)) != len(values) or not values:
+            if ok and (len(set(values)) != len(values) or not values):
                 b.error(b.path + (what,), f"{what} need distinct names, at least one",
                         "for example suits: [C, D, H, S]")
-                suits, ranks = [], []
+                ok = False
+        if not ok:
+            suits, ranks = [], []
         if len(suits) * len(ranks) > MAX_ITEMS:
             b.error(b.path + ("ranks",), f"{len(suits)} suits of {len(ranks)} ranks make "
                     f"more than the {MAX_ITEMS} cards a deck may have")
