@@ -233,3 +233,46 @@ def test_draw_card_moves_the_first_cards_and_stops_at_an_empty_zone(tmp_path: Pa
     cards = state.view()["components"]["cards"]
     assert cards["hand"][0]["cards"][-2:] == ["8D", "7D"]  # the stock's first two
     assert cards["hand"][1]["count"] == 5 + 4 and cards["stock"]["count"] == 0
+
+
+def test_oh_hell_plays_as_openspiels_oh_hell_move_by_move() -> None:
+    """One deal of k cards, OpenSpiel's scoring: the same deal, bids and cards give the same
+    legal moves at every decision and the same returns. Labels differ only in spelling:
+    OpenSpiel writes a bid as `2` and a card suit first (`SA`)."""
+    import pyspiel
+
+    def ours_of(label: str) -> str:
+        return f"bid {label}" if label.isdigit() else label[1:] + label[0]
+
+    rng = random.Random(11)
+    compared = 0
+    for k, players in [(1, 3), (3, 3), (4, 4), (5, 5), (7, 3)]:
+        game = rulekit.load_game(FILE, overrides={"hands": [k],
+                                                  "missed_bid_scores_tricks": True})
+        theirs = pyspiel.load_game("oh_hell", {"players": players, "num_tricks_fixed": k})
+        for _ in range(4):
+            t = theirs.new_initial_state()
+            t.apply_action(t.chance_outcomes()[0][0])  # the number of tricks: fixed
+            t.apply_action(0)  # player 0 deals, as the first dealer of the YAML game
+            dealt = []
+            while t.is_chance_node():  # a card to each player in turn, then the trump
+                a = rng.choice(t.chance_outcomes())[0]
+                dealt.append(ours_of(t.action_to_string(a)))
+                t.apply_action(a)
+            ours = game.new_game(players=players, seed=0)
+            ours.resolve_chance(deal(*[dealt[p:players * k:players] for p in range(players)],
+                                     up=dealt[-1]))
+            while not t.is_terminal():
+                seat, legal = t.current_player(), t.legal_actions()
+                action = rng.choice(legal)
+                if len(legal) > 1 or t.action_to_string(seat, action).isdigit():
+                    # a single playable card plays itself in the YAML game
+                    assert ours.current_player == seat
+                    assert sorted(labels(ours)) == sorted(
+                        ours_of(t.action_to_string(seat, a)) for a in legal)
+                    ours.apply(ours_of(t.action_to_string(seat, action)))
+                    compared += 1
+                t.apply_action(action)
+            assert ours.is_over
+            assert ours.scores() == [int(r) for r in t.returns()]
+    assert compared > 200
