@@ -54,8 +54,8 @@ def test_suit_is_followed_a_trump_wins_and_the_winner_leads(two_cards: rulekit.G
     assert [p["tricks"] for p in state.view()["player_vars"]] == [1, 0, 1]
     assert state.scores() == [11, 0, 11]  # exact bids score 10 plus a point a trick
     said = [e["say"] for e in state.log if "say" in e]
-    assert "player 2 takes the trick with 4H" in said
-    assert "player 0 takes the trick with 2H" in said
+    assert "player 2 takes the trick (KS 4H AS) with 4H" in said
+    assert "player 0 takes the trick (5D 2H 3S) with 2H" in said
 
 
 def test_without_trumps_the_highest_card_of_the_suit_led_wins() -> None:
@@ -74,7 +74,7 @@ def test_without_trumps_the_highest_card_of_the_suit_led_wins() -> None:
     assert len(labels(state)) == 13  # any spade
     state.apply("AS")
     state.apply("AC")
-    assert "player 2 takes the trick with AH" in [e.get("say") for e in state.log]
+    assert "player 2 takes the trick (2H AH AS AC) with AH" in [e.get("say") for e in state.log]
     assert state.current_player == 2
 
 
