@@ -2,7 +2,9 @@
 
 import re
 
-GAME_WORDS = re.compile(r"qwixx|level ?x|levelx|domino ?7", re.IGNORECASE)
+GAME_WORDS = re.compile(
+    r"qwixx|level ?x|levelx|domino ?7|connect[ -]?four|oh[ -]?hell|tic[ -]?tac[ -]?toe",
+    re.IGNORECASE)
 
 
 def test_the_engine_names_no_game(root):

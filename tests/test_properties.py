@@ -189,7 +189,25 @@ def domino_scores(game, view):
     return [r + (params["winner_bonus"] if finished and r == best else 0) for r in results]
 
 
-RECOMPUTE = {"qwixx": qwixx_scores, "levelx": levelx_scores, "domino": domino_scores}
+def connect_four_scores(game, view):
+    rows = view["components"]["board"]["rows"]
+    k = game.params["line"]
+
+    def has_line(piece):
+        cells = {(r, c) for r, row in enumerate(rows) for c, x in enumerate(row) if x == piece}
+        return any(all((r + i * dr, c + i * dc) in cells for i in range(k))
+                   for r, c in cells for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)))
+
+    won = [has_line("x"), has_line("o")]
+    return [1 if w else -1 if any(won) else 0 for w in won]
+
+
+def oh_hell_scores(game, view):
+    return [v["points"] for v in view["player_vars"]]  # the deals' points, added up
+
+
+RECOMPUTE = {"qwixx": qwixx_scores, "levelx": levelx_scores, "domino": domino_scores,
+             "connect-four": connect_four_scores, "oh-hell": oh_hell_scores}
 
 
 def recompute(path, game, view):

@@ -109,3 +109,27 @@ def int_list(b: Any, path: Path, value: Any, n: int, what: str, least: int,
                     f"every value here is {least} or more, and at most {most}")
             return [least] * n
     return values
+
+
+def hands_fit(b: Any, path: Path, fn: Any, total: int, piece: str, whole: str,
+              hint: str, follows_the_game: bool = False) -> None:
+    """Report, at `path`, the first player count for which hands of `fn` pieces each do not
+    fit a `whole` of `total` pieces ("4 hands of 5 cards do not fit a deck of 16 cards").
+
+    With `follows_the_game`, a size that reads more than params and the player count (a
+    variable) is left to be checked when the game deals.
+    """
+    players = b.src.data.get("players") or {}
+    lo = players.get("min", 1)
+    for n in range(lo, players.get("max", lo) + 1):
+        try:
+            size = for_players(fn, n)
+        except (*LOAD_ERRORS, AttributeError) as exc:
+            if not follows_the_game:
+                b.error(path, f"{path[-1]} with {n} players: {exc}",
+                        "it must give a whole number for every player count of the game")
+            return
+        if size < 0 or n * size > total:
+            b.error(path, f"{n} hands of {size} {piece}s do not fit a {whole} of {total} "
+                          f"{piece}s", hint)
+            return

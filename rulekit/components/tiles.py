@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
-from rulekit.components.fixed import LOAD_ERRORS, for_players
+from rulekit.components.fixed import hands_fit
 from rulekit.components.markup import esc, tile_back, tile_svg
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, ListT, Method, ObjT, Scope
@@ -183,20 +183,8 @@ class TileSet(Kind):
         self.hand_size = h.fn if h is not None else (lambda st, env: 0)
         if h is None or not self.tiles:
             return
-        players = b.src.data.get("players") or {}
-        lo, hi = players.get("min", 1), players.get("max", players.get("min", 1))
-        for n in range(lo, hi + 1):
-            try:
-                size = for_players(self.hand_size, n)
-            except LOAD_ERRORS as exc:
-                b.error(path, f"hand_size with {n} players: {exc}",
-                        "it must give a whole number for every player count of the game")
-                break
-            if size < 0 or n * size > len(self.tiles):
-                b.error(path, f"{n} hands of {size} tiles do not fit a set of "
-                              f"{len(self.tiles)} tiles",
-                        f"hand_size times the player count may be at most {len(self.tiles)}")
-                break
+        hands_fit(b, path, self.hand_size, len(self.tiles), "tile", "set",
+                  f"hand_size times the player count may be at most {len(self.tiles)}")
 
     def global_type(self) -> ObjT:
         return self.set_t

@@ -162,19 +162,32 @@ class _Run:
         if len({len(h) for h in hands}) > 1:
             raise self.fail(at, f"the hands hold {', '.join(str(len(h)) for h in hands)} "
                                 "tiles: every hand holds the same number")
+        whole = self.state.clone().resolve_chance()
+        if not isinstance(whole, list):
+            raise self.fail(at, "this chance step is not a deal of a set")
+        items = [t for h in hands for t in h] + stock
+        if whole and all(isinstance(c, str) for c in whole):
+            return self.expand_cards(at, items, whole)
         named = []
-        for item in [t for h in hands for t in h] + stock:
+        for item in items:
             tile = _tile(item)
             if tile is None:
                 raise self.fail(at, f"{json.dumps(item)} is not a tile: write a|b or [a, b]")
             named.append(tile)
-        whole = self.state.clone().resolve_chance()
-        if not isinstance(whole, list):
-            raise self.fail(at, "this chance step is not a deal of a set")
         keys = {tuple(sorted(t)) for t in named}
         rest = sorted((list(t) for t in whole if tuple(sorted(t)) not in keys),
                       key=lambda t: tuple(sorted(t)))
         return named + rest
+
+    def expand_cards(self, at: Path_, items: list, whole: list[str]) -> list[str]:
+        """Cards named in a deal written by hands, then the others sorted by name."""
+        deck = set(whole)
+        for item in items:
+            if not isinstance(item, str) or item not in deck:
+                raise self.fail(at, f"{json.dumps(item)} is not a card of the deck: write its "
+                                    "name, rank then suit (QH)")
+        named = set(items)
+        return list(items) + sorted(c for c in whole if c not in named)
 
     def play(self, at: Path_, step: dict) -> None:
         labels = step["play"] if isinstance(step["play"], list) else [step["play"]]

@@ -1,0 +1,539 @@
+"""Decks of cards: one card of every suit and rank, moved between named zones.
+
+The file names the suits and the ranks (lowest first), so a deck of 52, 32 or 24 cards
+is the same kind. Zones hold the cards: game-wide ones (a draw pile, the trick, the
+discard) and per-player ones (hands, captured cards), each seen by everyone, by its
+owner only, or by nobody. The deal is a chance step: sampled, a shuffle of the whole
+deck by the game's RNG; imposed, the whole deck in dealing order; `shuffle` shuffles the
+draw pile alone. `view(seat)` and `determinize` treat a zone a seat cannot see as the
+tile sets treat hidden hands.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from operator import attrgetter
+from typing import Any
+
+from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.components.fixed import MAX_ITEMS, fixed_value, hands_fit
+from rulekit.errors import FlowError
+from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Scope
+from rulekit.expr.budget import charge
+
+#: who sees the cards of a zone
+SEEN_BY = ("everyone", "owner", "nobody")
+#: what a deck's own type offers; zone names may not take these
+DECK_ATTRS = ("suits", "ranks", "all", "card", "st", "kind", "seat")
+
+
+class Card:
+    """One card: immutable and shared by every state of a game."""
+
+    __slots__ = ("suit", "rank", "value", "id", "name")
+
+    def __init__(self, suit: str, rank: Any, value: int, id: int) -> None:
+        self.suit = suit
+        self.rank = rank
+        self.value = value  # the rank's place in `ranks`: higher beats lower
+        self.id = id  # the card's place in the deck, suit by suit: the order of a sorted zone
+        self.name = f"{rank}{suit}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Card({self.name})"
+
+
+_by_id = attrgetter("id")
+
+
+class Zone:
+    """A zone as declared: where it is, whose it is, who sees it, whether it is sorted."""
+
+    __slots__ = ("name", "at", "per_player", "seen_by", "sorted")
+
+    def __init__(self, name: str, at: int, per_player: bool, seen_by: str,
+                 sorted_: bool) -> None:
+        self.name = name
+        self.at = at
+        self.per_player = per_player
+        self.seen_by = seen_by
+        self.sorted = sorted_
+
+    def visible(self, owner: int | None, seat: int | None) -> bool:
+        """Whether `seat` (None: an observer who sees all) sees the cards held by `owner`."""
+        return (seat is None or self.seen_by == "everyone"
+                or (self.seen_by == "owner" and owner == seat))
+
+
+class ZoneView:
+    """The cards of one zone: `player.cards.hand.cards`, `cards.trick.first`, ..."""
+
+    __slots__ = ("cards_", "deck", "zone", "seat")
+
+    def __init__(self, cards: list, deck: Deck, zone: Zone, seat: int | None) -> None:
+        self.cards_ = cards
+        self.deck = deck
+        self.zone = zone
+        self.seat = seat
+
+    @property
+    def cards(self) -> list[Card]:
+        """The cards in the zone's order (a copy: effects may change the zone)."""
+        return list(self.cards_)
+
+    @property
+    def size(self) -> int:
+        return len(self.cards_)
+
+    @property
+    def first(self) -> Card | None:
+        """The first card (the top of a pile, the card led to a trick), or none."""
+        return self.cards_[0] if self.cards_ else None
+
+    @property
+    def last(self) -> Card | None:
+        return self.cards_[-1] if self.cards_ else None
+
+    def holds(self, card: Card) -> bool:
+        charge(len(self.cards_))
+        return card in self.cards_
+
+    def has_suit(self, suit: str) -> bool:
+        charge(len(self.cards_))
+        return any(c.suit == suit for c in self.cards_)
+
+    def of_suit(self, suit: str) -> list[Card]:
+        charge(len(self.cards_))
+        return [c for c in self.cards_ if c.suit == suit]
+
+    def follow(self, suit: str) -> list[Card]:
+        """The cards that follow `suit`: those of the suit, or every card when there is none
+        of it (or no suit is led: '')."""
+        charge(len(self.cards_))
+        same = [c for c in self.cards_ if c.suit == suit]
+        return same or list(self.cards_)
+
+    def winner(self, trump: str) -> int:
+        """Where the card that takes the trick stands: the highest of `trump` ('' for none),
+        or else the highest of the first card's suit; -1 for an empty zone."""
+        cards = self.cards_
+        charge(len(cards))
+        if not cards:
+            return -1
+        best = 0
+        for i in range(1, len(cards)):
+            c, b = cards[i], cards[best]
+            if (c.suit == b.suit and c.value > b.value) or (c.suit == trump != b.suit):
+                best = i
+        return best
+
+    # ---- effects ------------------------------------------------------------------------
+    def _put(self, card: Card) -> None:
+        if self.zone.sorted:
+            insort(self.cards_, card, key=_by_id)
+        else:
+            self.cards_.append(card)
+
+    def _move(self, card: Card, to: ZoneView) -> None:
+        try:
+            self.cards_.remove(card)
+        except ValueError:
+            raise FlowError(f"{self} does not hold {card}") from None
+        to._put(card)
+
+    def _draw(self, to: ZoneView, count: int | None) -> None:
+        for _ in range(1 if count is None else count):
+            if not self.cards_:
+                return
+            to._put(self.cards_.pop(0))
+
+    def _move_all(self, to: ZoneView) -> None:
+        cards = list(self.cards_)
+        self.cards_.clear()
+        for c in cards:
+            to._put(c)
+
+    def _rebind(self, st: Any) -> ZoneView:
+        if self.seat is None:
+            return getattr(st.gviews[self.deck.index], self.zone.name)
+        return getattr(st.players[self.seat].view_of(self.deck), self.zone.name)
+
+    def __str__(self) -> str:
+        owner = "" if self.seat is None else f" of player {self.seat}"
+        return f"{self.zone.name}{owner}"
+
+
+class _Zones:
+    """A view whose attributes are zones: the deck's game-wide zones, or one player's."""
+
+    def __init__(self, zones: dict[str, ZoneView]) -> None:
+        self.__dict__.update(zones)
+
+
+class DeckView(_Zones):
+    """The deck: `cards.suits`, `cards.ranks`, `cards.all`, `cards.card('QH')`, its
+    game-wide zones by name."""
+
+    def __init__(self, st: Any, deck: Deck) -> None:
+        s = st.comps[deck.index]
+        super().__init__({z.name: ZoneView(s[z.at], deck, z, None)
+                          for z in deck.zones if not z.per_player})
+        self.st = st
+        self.kind = deck
+
+    @property
+    def suits(self) -> list[str]:
+        return self.kind.suits
+
+    @property
+    def ranks(self) -> list:
+        return self.kind.ranks
+
+    @property
+    def all(self) -> list[Card]:
+        return self.kind.cards
+
+    def card(self, name: str) -> Card | None:
+        """The card of that name (rank then suit, as in labels), or none."""
+        return self.kind.by_name.get(name)
+
+    def _rebind(self, st: Any) -> DeckView:
+        return st.gviews[self.kind.index]
+
+
+class SeatView(_Zones):
+    """One player's zones of a deck: `player.cards.hand`, `player.cards.won`."""
+
+    def __init__(self, st: Any, deck: Deck, seat: int) -> None:
+        s = st.comps[deck.index]
+        super().__init__({z.name: ZoneView(s[z.at][seat], deck, z, seat)
+                          for z in deck.zones if z.per_player})
+        self.kind = deck
+        self.seat = seat
+
+    def _rebind(self, st: Any) -> SeatView:
+        return st.players[self.seat].view_of(self.kind)
+
+
+#: the type of a zone argument; object types fit by name
+ZONE_T = ObjT("Zone")
+
+
+@register
+class Deck(Kind):
+    kind = "deck"
+    schema = {
+        "type": "object",
+        "required": ["suits", "ranks", "zones", "deal"],
+        "properties": {
+            "suits": {"description": "the suits' names: a list, or an expression of params",
+                      "type": ["array", "string"]},
+            "ranks": {"description": "the ranks, lowest first (numbers or names): a list, or an "
+                                     "expression of params; a card is named rank then suit",
+                      "type": ["array", "string"]},
+            "zones": {
+                "description": "where cards lie, by name: game-wide, or `per: player`",
+                "type": "object",
+                "minProperties": 1,
+                "additionalProperties": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "per": {"enum": ["player", "game"]},
+                        "seen_by": {"description": "who sees its cards (default everyone; "
+                                                   "owner: a player's own zone)",
+                                    "enum": list(SEEN_BY)},
+                        "sorted": {"description": "keep its cards in the deck's order, suit by "
+                                                  "suit (default: in the order they came)",
+                                   "type": "boolean"},
+                    },
+                },
+            },
+            "deal": {
+                "description": "what `deal:` does: shuffle the whole deck, give `count` cards "
+                               "to each player's zone `to`, the rest to the game-wide zone `rest`",
+                "type": "object",
+                "required": ["to", "count", "rest"],
+                "additionalProperties": False,
+                "properties": {
+                    "to": {"type": "string"},
+                    "count": {"description": "cards per player: an expression of the game "
+                                             "(params, variables, player_count)",
+                              "type": ["integer", "string"]},
+                    "rest": {"type": "string"},
+                },
+            },
+        },
+    }
+    effects = {
+        "move_card": Effect("from", "Zone", "_move", {"card": ANY, "to": ZONE_T},
+                            doc="move a card from one zone to another; a card the zone does "
+                                "not hold is an error of the rules"),
+        "draw_card": Effect("from", "Zone", "_draw", {"to": ZONE_T, "count": INT},
+                            optional=("count",),
+                            doc="move the first `count` cards (default 1) of a zone to another; "
+                                "an empty zone gives what it has"),
+        "move_all": Effect("from", "Zone", "_move_all", {"to": ZONE_T},
+                           doc="move every card of a zone to another"),
+    }
+
+    def declare(self, b: Any) -> None:
+        if self.per_player:
+            b.error(b.path + ("per",), "a deck is shared: its zones say whose they are",
+                    "remove `per: player`; give a zone `per: player` instead")
+        conf = self.config
+        suits = fixed_value(b, b.path + ("suits",), conf.get("suits"), ListT(STR)) or []
+        ranks = fixed_value(b, b.path + ("ranks",), conf.get("ranks"), ListT(ANY)) or []
+        rank_t = INT if all(type(r) is int for r in ranks) else STR
+        ok = True
+        if rank_t is STR and not all(type(r) is str for r in ranks):
+            b.error(b.path + ("ranks",), "ranks must be all names or all whole numbers",
+                    "quote numbers that are meant as names: ['7', '8', J, Q]")
+            ok = False
+        for what, values in (("suits", suits), ("ranks", ranks)):
+            if ok and (len(set(values)) != len(values) or not values):
+                b.error(b.path + (what,), f"{what} need distinct names, at least one",
+                        "for example suits: [C, D, H, S]")
+                ok = False
+        if not ok:
+            suits, ranks = [], []
+        if len(suits) * len(ranks) > MAX_ITEMS:
+            b.error(b.path + ("ranks",), f"{len(suits)} suits of {len(ranks)} ranks make "
+                    f"more than the {MAX_ITEMS} cards a deck may have")
+            suits, ranks = [], []
+        self.suits, self.ranks = list(suits), list(ranks)
+        self.cards = [Card(s, r, v, i * len(ranks) + v)
+                      for i, s in enumerate(suits) for v, r in enumerate(ranks)]
+        self.by_name = {c.name: c for c in self.cards}
+        if len(self.by_name) != len(self.cards):
+            b.error(b.path + ("ranks",), "two cards would have the same name (rank then suit)",
+                    "choose ranks and suits whose names do not run together")
+        self.zones: list[Zone] = []
+        for name, z in (conf.get("zones") or {}).items():
+            path = b.path + ("zones", name)
+            if name in DECK_ATTRS or not str(name).isidentifier() or str(name).startswith("_"):
+                b.error(path, f"'{name}' cannot name a zone",
+                        f"a zone needs a name of letters, digits and _ that is not "
+                        f"{', '.join(DECK_ATTRS)}")
+                continue
+            per = z.get("per") == "player"
+            seen = z.get("seen_by", "everyone")
+            if seen == "owner" and not per:
+                b.error(path + ("seen_by",), "only a player's zone has an owner",
+                        "add `per: player`, or say everyone or nobody")
+            self.zones.append(Zone(str(name), len(self.zones), per, seen,
+                                   bool(z.get("sorted", False))))
+        self.zone_by_name = {z.name: z for z in self.zones}
+        self.hides_information = any(z.seen_by != "everyone" for z in self.zones)
+        deal = conf.get("deal") or {}
+        self.deal_to = self._zone(b, deal, "to", True)
+        self.deal_rest = self._zone(b, deal, "rest", False)
+        self.card_t = ObjT("Card", {"suit": STR, "rank": rank_t, "value": INT, "name": STR})
+        zone_t = ObjT("Zone", {"cards": ListT(self.card_t), "size": INT, "first": self.card_t,
+                               "last": self.card_t}, {
+            "holds": Method([self.card_t], BOOL), "has_suit": Method([STR], BOOL),
+            "of_suit": Method([STR], ListT(self.card_t)),
+            "follow": Method([STR], ListT(self.card_t)), "winner": Method([STR], INT),
+        })
+        self.type = ObjT("Deck", {"suits": ListT(STR), "ranks": ListT(rank_t),
+                                  "all": ListT(self.card_t)},
+                         {"card": Method([STR], self.card_t)})
+        self.type.attrs.update({z.name: zone_t for z in self.zones if not z.per_player})
+        self.seat_t = ObjT("DeckSeat", {z.name: zone_t for z in self.zones if z.per_player})
+        # a per-player part exists when some zone is a player's: `player.NAME.ZONE`
+        self.per_player = any(z.per_player for z in self.zones)
+
+    def _zone(self, b: Any, deal: dict, key: str, per_player: bool) -> Zone | None:
+        name = deal.get(key)
+        zone = self.zone_by_name.get(name)
+        if zone is None:
+            if name is not None:
+                b.unknown(b.path + ("deal", key), "zone", name, list(self.zone_by_name))
+            return None
+        if zone.per_player != per_player:
+            b.error(b.path + ("deal", key), f"the deal's `{key}` must be "
+                    + ("a player's zone (`per: player`)" if per_player else "a game-wide zone"))
+            return None
+        return zone
+
+    def compile(self, b: Any, scope: Scope) -> None:
+        path = b.path + ("deal", "count")
+        c = b.expr(path, (self.config.get("deal") or {}).get("count", 0), scope, INT)
+        self.count = c.fn if c is not None else (lambda st, env: 0)
+        self.count_where = b.where(path)
+        if c is None or not self.cards:
+            return
+        # a count of params and the player count is checked now, for every player count;
+        # one that follows the game's course (a variable) is checked when it deals
+        hands_fit(b, path, self.count, len(self.cards), "card", "deck",
+                  f"count times the player count may be at most {len(self.cards)}",
+                  follows_the_game=True)
+
+    def global_type(self) -> ObjT:
+        return self.type
+
+    def player_type(self) -> ObjT:
+        return self.seat_t
+
+    # ---- state: one list per zone (a list per seat for a player's zone) ---------------------
+    def new_state(self, st: Any) -> list:
+        return [[[] for _ in range(st.n)] if z.per_player else [] for z in self.zones]
+
+    def copy_state(self, s: list) -> list:
+        return [[list(h) for h in zs] if z.per_player else list(zs)
+                for z, zs in zip(self.zones, s)]
+
+    def global_view(self, st: Any) -> DeckView:
+        return DeckView(st, self)
+
+    def player_view(self, st: Any, seat: int) -> SeatView:
+        return SeatView(st, self, seat)
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        s = st.comps[self.index]
+        return {"cards": sum(sum(map(len, zs)) if z.per_player else len(zs)
+                             for z, zs in zip(self.zones, s))}
+
+    def _piles(self, st: Any) -> list[tuple[Zone, int | None, list]]:
+        """Every pile of cards: (zone, owner or None, the list)."""
+        s = st.comps[self.index]
+        out = []
+        for z in self.zones:
+            if z.per_player:
+                out.extend((z, p, h) for p, h in enumerate(s[z.at]))
+            else:
+                out.append((z, None, s[z.at]))
+        return out
+
+    def redeal_unseen(self, st: Any, seat: int, rng: Any) -> None:
+        """Deal the cards `seat` cannot see anew among the piles that hide them, each keeping
+        its size; the pool is sorted first so that it carries nothing of where cards were."""
+        hidden = [(z, h) for z, p, h in self._piles(st) if not z.visible(p, seat)]
+        pool = sorted([c for _z, h in hidden for c in h], key=_by_id)
+        rng.shuffle(pool)
+        k = 0
+        for z, h in hidden:
+            n = len(h)
+            h[:] = sorted(pool[k:k + n], key=_by_id) if z.sorted else pool[k:k + n]
+            k += n
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        out: dict[str, Any] = {}
+        for z, p, h in self._piles(st):
+            entry: dict[str, Any] = {"count": len(h)}
+            if z.visible(p, seat):
+                entry["cards"] = [c.name for c in h]
+            if z.per_player:
+                out.setdefault(z.name, []).append(entry)
+            else:
+                out[z.name] = entry
+        return out
+
+    def render(self, st: Any, seat: int | None) -> str:
+        lines = [_zone_text(z, None, h, seat) for z, p, h in self._piles(st) if p is None]
+        return "\n".join(lines)
+
+    def render_player(self, st: Any, player: int, seat: int | None) -> str:
+        return "\n".join(("your " if seat == player and z.seen_by == "owner" else "")
+                         + _zone_text(z, p, h, seat)
+                         for z, p, h in self._piles(st) if p == player)
+
+    # ---- the deal ---------------------------------------------------------------------------
+    def _sample(self, view: DeckView, rng: Any) -> list[str]:
+        order = list(self.cards)
+        rng.shuffle(order)
+        return [c.name for c in order]
+
+    def _check(self, view: DeckView, outcome: Any) -> str | None:
+        if not isinstance(outcome, list) or len(outcome) != len(self.cards):
+            return f"a deal is the whole deck in dealing order: {len(self.cards)} card names"
+        seen: set[str] = set()
+        for name in outcome:
+            if not isinstance(name, str) or name not in self.by_name:
+                return f"{name!r} is not a card of the deck"
+            if name in seen:
+                return f"{name} is dealt twice"
+            seen.add(name)
+        return self._fits(view.st)
+
+    def _fits(self, st: Any) -> str | None:
+        size = self.count(st, {})
+        if size < 0 or st.n * size > len(self.cards):
+            return (f"{self.count_where}: {st.n} hands of {size} cards do not fit a deck of "
+                    f"{len(self.cards)} cards")
+        return None
+
+    def _apply(self, view: DeckView, outcome: Any) -> None:
+        st = view.st
+        why = self._fits(st)
+        if why:
+            raise FlowError(why)
+        if self.deal_to is None or self.deal_rest is None:
+            raise FlowError("the deck has no `deal:` zones")
+        order = [self.by_name[name] for name in outcome]
+        for _z, _p, h in self._piles(st):
+            h.clear()
+        s = st.comps[self.index]
+        size = self.count(st, {})
+        to = self.deal_to
+        for p, h in enumerate(s[to.at]):
+            part = order[p * size:(p + 1) * size]
+            h[:] = sorted(part, key=_by_id) if to.sorted else part
+        rest = order[st.n * size:]
+        s[self.deal_rest.at][:] = sorted(rest, key=_by_id) if self.deal_rest.sorted else rest
+
+
+    # ---- shuffling the draw pile -----------------------------------------------------------
+    def _pile(self, view: DeckView) -> list[Card]:
+        if self.deal_rest is None:
+            raise FlowError("the deck has no `deal:` zones")
+        return view.st.comps[self.index][self.deal_rest.at]
+
+    def _sample_shuffle(self, view: DeckView, rng: Any) -> list[str]:
+        order = sorted(self._pile(view), key=_by_id)  # where cards were tells nothing
+        rng.shuffle(order)
+        return [c.name for c in order]
+
+    def _check_shuffle(self, view: DeckView, outcome: Any) -> str | None:
+        pile = self._pile(view)
+        if (not isinstance(outcome, list) or len(outcome) != len(pile)
+                or not all(isinstance(n, str) for n in outcome)):
+            return (f"a shuffle is the {len(pile)} cards of {self.deal_rest.name} in their "
+                    "new order, as card names")
+        if sorted(outcome) != sorted(c.name for c in pile):
+            return f"a shuffle holds exactly the cards of {self.deal_rest.name}"
+        return None
+
+    def _apply_shuffle(self, view: DeckView, outcome: Any) -> None:
+        self._pile(view)[:] = [self.by_name[name] for name in outcome]
+
+
+def _zone_text(z: Zone, owner: int | None, cards: list[Card], seat: int | None) -> str:
+    n = f"{len(cards)} card" + ("" if len(cards) == 1 else "s")
+    if not z.visible(owner, seat):
+        return f"{z.name}: {n} (hidden)"
+    names = " ".join(c.name for c in cards) or "(none)"
+    return f"{z.name}: {names}" + (f"  ({n})" if len(cards) > 1 else "")
+
+
+Deck.chances = {
+    "deal": Chance(
+        sample=lambda view, rng: view.kind._sample(view, rng),
+        check=lambda view, outcome: view.kind._check(view, outcome),
+        apply=lambda view, outcome: view.kind._apply(view, outcome),
+        doc="gather every card, shuffle the deck and deal `count` cards to each player; "
+            "the rest goes to the `rest` zone",
+        public=False,
+    ),
+    "shuffle": Chance(
+        sample=lambda view, rng: view.kind._sample_shuffle(view, rng),
+        check=lambda view, outcome: view.kind._check_shuffle(view, outcome),
+        apply=lambda view, outcome: view.kind._apply_shuffle(view, outcome),
+        doc="shuffle the deck's draw pile (the deal's `rest` zone), e.g. after the "
+            "discards are put back into it",
+        public=False,
+    ),
+}

@@ -1,0 +1,248 @@
+"""Grids: a board of rows and columns whose cells hold one piece or nothing.
+
+Pieces are named in the file (`pieces: [x, o]`); a cell holds one of them or is empty.
+A piece is placed in a cell, or dropped into a column, where it falls to the lowest
+empty cell (row 0 is the bottom row). `has_line(piece, k)` tells whether k of a piece
+stand in a row, a column or a diagonal: it counts runs along lines worked out when the
+game loads, a scan of plain lists charged to the work budget like any loop.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any
+
+from rulekit.components.base import Effect, Kind, register
+from rulekit.components.fixed import fixed_value
+from rulekit.errors import FlowError
+from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+from rulekit.expr.budget import charge
+
+#: the most rows and the most columns of a grid
+MAX_SIDE = 100
+#: how an empty cell is drawn, and what `at` gives for it
+EMPTY = ""
+
+
+class GridView:
+    """The grid as expressions see it: `board.at(r, c)`, `board.open_columns`, ..."""
+
+    __slots__ = ("s", "kind")
+
+    def __init__(self, s: list, kind: Grid) -> None:
+        self.s = s  # the cells, row by row from the bottom: index row * columns + column
+        self.kind = kind
+
+    def _cell(self, row: int, column: int) -> int:
+        k = self.kind
+        if not (0 <= row < k.rows and 0 <= column < k.columns):
+            raise FlowError(f"{k.name} has no cell at row {row}, column {column}: rows 0 to "
+                            f"{k.rows - 1}, columns 0 to {k.columns - 1}")
+        return row * k.columns + column
+
+    @property
+    def rows(self) -> int:
+        return self.kind.rows
+
+    @property
+    def columns(self) -> int:
+        return self.kind.columns
+
+    @property
+    def pieces(self) -> list[str]:
+        return self.kind.pieces  # fixed at load, and expressions never change a list
+
+    @property
+    def full(self) -> bool:
+        return EMPTY not in self.s
+
+    @property
+    def empty_count(self) -> int:
+        return self.s.count(EMPTY)
+
+    @property
+    def open_columns(self) -> list[int]:
+        """The columns whose top cell is empty: where a piece may be dropped."""
+        top = (self.kind.rows - 1) * self.kind.columns
+        s = self.s
+        return [c for c in range(self.kind.columns) if s[top + c] == EMPTY]
+
+    def at(self, row: int, column: int) -> str:
+        """The piece in the cell, or '' when it is empty."""
+        return self.s[self._cell(row, column)]
+
+    def is_empty(self, row: int, column: int) -> bool:
+        return self.s[self._cell(row, column)] == EMPTY
+
+    def height(self, column: int) -> int:
+        """How many pieces stand in the column, counted from the bottom up to the first gap."""
+        self._cell(0, column)
+        n, cols = 0, self.kind.columns
+        while n < self.kind.rows and self.s[n * cols + column] != EMPTY:
+            n += 1
+        return n
+
+    def count(self, piece: str) -> int:
+        return self.s.count(piece)
+
+    def has_line(self, piece: str, k: int) -> bool:
+        """Whether k cells in a row, a column or a diagonal all hold `piece`."""
+        s = self.s
+        charge(len(s))
+        if piece == EMPTY or k < 1 or s.count(piece) < k:
+            return False
+        if k == 1:
+            return True
+        for cells, n in self.kind.lines:
+            if n < k:
+                continue
+            line = cells(s)  # the line's pieces, read at C speed
+            if line.count(piece) < k:
+                continue
+            run = 0
+            for x in line:
+                if x == piece:
+                    run += 1
+                    if run >= k:
+                        return True
+                else:
+                    run = 0
+        return False
+
+    # ---- effects ------------------------------------------------------------------------
+    def _piece(self, piece: str) -> str:
+        if piece not in self.kind.piece_set:
+            raise FlowError(f"{self.kind.name} has no piece {piece!r}; its pieces are "
+                            f"{', '.join(self.kind.pieces)}")
+        return piece
+
+    def _place(self, row: int, column: int, piece: str) -> None:
+        i = self._cell(row, column)
+        if self.s[i] != EMPTY:
+            raise FlowError(f"{self.kind.name}: the cell at row {row}, column {column} holds "
+                            f"{self.s[i]} already")
+        self.s[i] = self._piece(piece)
+
+    def _drop(self, column: int, piece: str) -> None:
+        h = self.height(column)
+        if h == self.kind.rows:
+            raise FlowError(f"{self.kind.name}: column {column} is full")
+        self.s[h * self.kind.columns + column] = self._piece(piece)
+
+    def _clear(self, row: int, column: int) -> None:
+        self.s[self._cell(row, column)] = EMPTY
+
+    def _rebind(self, st: Any) -> GridView:
+        return st.gviews[self.kind.index]
+
+
+@register
+class Grid(Kind):
+    kind = "grid"
+    schema = {
+        "type": "object",
+        "required": ["rows", "columns", "pieces"],
+        "properties": {
+            "rows": {"description": f"rows, from 1 to {MAX_SIDE} (a number or an expression "
+                                    "of params); row 0 is the bottom one",
+                     "type": ["integer", "string"]},
+            "columns": {"description": f"columns, from 1 to {MAX_SIDE}",
+                        "type": ["integer", "string"]},
+            "pieces": {"description": "the names of the pieces a cell may hold, such as [x, o]",
+                       "type": ["array", "string"]},
+            "empty": {"description": "how `rulekit play` draws an empty cell (default '.')",
+                      "type": "string", "minLength": 1, "maxLength": 3},
+        },
+    }
+    effects = {
+        "place": Effect("grid", "Grid", "_place", {"row": INT, "column": INT, "piece": STR},
+                        doc="put a piece in an empty cell"),
+        "drop": Effect("grid", "Grid", "_drop", {"column": INT, "piece": STR},
+                       doc="drop a piece into a column: it falls to the lowest empty cell"),
+        "clear_cell": Effect("grid", "Grid", "_clear", {"row": INT, "column": INT},
+                             doc="take away the piece in a cell"),
+    }
+
+    def declare(self, b: Any) -> None:
+        if self.per_player:
+            b.error(b.path + ("per",), "a grid is shared by all players",
+                    "remove `per: player`; pieces tell whose they are")
+        self.rows = self.side(b, "rows")
+        self.columns = self.side(b, "columns")
+        pieces = fixed_value(b, b.path + ("pieces",), self.config.get("pieces"), ListT(STR))
+        if pieces is None:
+            pieces = []
+        elif not pieces or EMPTY in pieces or len(set(pieces)) != len(pieces):
+            b.error(b.path + ("pieces",), f"pieces need distinct, non-empty names, got {pieces!r}",
+                    "for example pieces: [x, o]")
+        self.pieces = list(pieces)
+        self.piece_set = frozenset(pieces)
+        self.blank = str(self.config.get("empty", "."))
+        self.lines = self.make_lines()
+        self.type = ObjT("Grid", {
+            "rows": INT, "columns": INT, "pieces": ListT(STR), "full": BOOL,
+            "empty_count": INT, "open_columns": ListT(INT),
+        }, {
+            "at": Method([INT, INT], STR), "is_empty": Method([INT, INT], BOOL),
+            "height": Method([INT], INT), "count": Method([STR], INT),
+            "has_line": Method([STR, INT], BOOL),
+        })
+
+    def side(self, b: Any, key: str) -> int:
+        path = b.path + (key,)
+        n = fixed_value(b, path, self.config.get(key), INT)
+        if n is None:
+            return 1
+        if not 1 <= n <= MAX_SIDE:
+            b.error(path, f"{key} must be from 1 to {MAX_SIDE}, got {n}")
+            return 1
+        return n
+
+    def make_lines(self) -> list[tuple[Any, int]]:
+        """Every row, column and diagonal (both ways) of two cells or more, as a getter of
+        its cells and its length: the lines `has_line` counts runs along (at most 4 per
+        cell, so bounded by the board's size)."""
+        rows, cols = self.rows, self.columns
+        out = []
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            for r in range(rows):
+                for c in range(cols):
+                    if 0 <= r - dr < rows and 0 <= c - dc < cols:
+                        continue  # not the first cell of its line
+                    line, i, j = [], r, c
+                    while 0 <= i < rows and 0 <= j < cols:
+                        line.append(i * cols + j)
+                        i, j = i + dr, j + dc
+                    if len(line) > 1:
+                        out.append((itemgetter(*line), len(line)))
+        return out
+
+    def global_type(self) -> ObjT:
+        return self.type
+
+    def new_state(self, st: Any) -> list:
+        return [EMPTY] * (self.rows * self.columns)
+
+    def copy_state(self, s: list) -> list:
+        return list(s)
+
+    def global_view(self, st: Any) -> GridView:
+        return GridView(st.comps[self.index], self)
+
+    def state_size(self, st: Any) -> dict[str, int]:
+        return {"cells": len(st.comps[self.index])}
+
+    def snapshot(self, st: Any, seat: int | None) -> dict:
+        s, cols = st.comps[self.index], self.columns
+        return {"rows": [s[r * cols:(r + 1) * cols] for r in range(self.rows)]}
+
+    def render(self, st: Any, seat: int | None) -> str:
+        """The top row first, as the board stands; column numbers underneath."""
+        s, cols = st.comps[self.index], self.columns
+        width = max([len(self.blank), len(str(cols - 1))] + [len(p) for p in self.pieces])
+        lines = [f"{self.name}:"]
+        for r in range(self.rows - 1, -1, -1):
+            cells = [s[r * cols + c] or self.blank for c in range(cols)]
+            lines.append("  " + " ".join(f"{x:>{width}}" for x in cells))
+        lines.append("  " + " ".join(f"{c:>{width}}" for c in range(cols)))
+        return "\n".join(lines)
