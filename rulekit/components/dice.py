@@ -5,8 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.components.fixed import fixed_value
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+
+#: the most sides a die may have
+MAX_SIDES = 1000
 
 #: the most dice `groupings` and `group_sums` split: 8 dice have 21147 ways already
 MAX_GROUPED_DICE = 8
@@ -121,7 +125,9 @@ class Dice(Kind):
                 "type": "object",
                 "minProperties": 1,
                 "maxProperties": 100,
-                "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "additionalProperties": {
+                    "anyOf": [{"type": "integer", "minimum": 1, "maximum": 1000},
+                              {"type": "string", "description": "an expression of params"}]},
             },
         },
     }
@@ -133,7 +139,7 @@ class Dice(Kind):
     def declare(self, b: Any) -> None:
         dice = self.config.get("dice") or {}
         self.names = [str(n) for n in dice]
-        self.sides = [int(s) for s in dice.values()]
+        self.sides = [self._sides(b, n, v) for n, v in dice.items()]
         self.pos = {n: i for i, n in enumerate(self.names)}
         self._tables: dict[int, list] = {}
         taken = [n for n in self.names if hasattr(DiceView, n) or n.startswith("_")]
@@ -149,6 +155,18 @@ class Dice(Kind):
             {"in_play": Method([STR], BOOL),
              "group_sums": Method([INT, INT], ListT(ListT(INT)))}, index=(STR, INT))
         self._sums: dict[tuple, list[list[int]]] = {}
+
+    @staticmethod
+    def _sides(b: Any, name: Any, value: Any) -> int:
+        """A die's number of sides: a number, or an expression of params (`params.sides`)."""
+        n = fixed_value(b, b.path + ("dice", name), value, INT)
+        if n is None:
+            return 1
+        if not 1 <= n <= MAX_SIDES:
+            b.error(b.path + ("dice", name), f"die '{name}' would have {n} sides; a die has "
+                    f"1 to {MAX_SIDES}", "check the param the sides come from")
+            return 1
+        return n
 
     def grouping_table(self, n: int) -> list:
         t = self._tables.get(n)

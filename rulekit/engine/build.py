@@ -44,7 +44,12 @@ _VAR_TYPES = {bool: BOOL, int: INT, float: NUM, str: STR}
 LOAD_SECONDS = 5.0
 
 #: the keys a step may have besides its main key
-STEP_MODIFIERS = {"if": ("then", "else"), "for": ("do",), "choose": (), "together": ()}
+STEP_MODIFIERS = {"if": ("then", "else"), "for": ("do",), "repeat": ("do",), "choose": (),
+                  "together": ()}
+
+#: the flow's own step keys
+FLOW_KEYS = ["choose", "together", "if", "for", "repeat", "break", "next_player", "run", "let",
+             "set", "add", "say"]
 
 
 def _all_effects() -> dict[str, tuple[type[Kind], Any]]:
@@ -61,14 +66,12 @@ def _all_chances() -> dict[str, type[Kind]]:
 
 def keywords_short() -> list[str]:
     """The flow's own step keys, for hints (the kinds' effects are listed in the docs)."""
-    return ["choose", "together", "if", "for", "run", "let", "set", "add", "say",
-            *sorted(_all_chances()), "or an effect of a component"]
+    return [*FLOW_KEYS, *sorted(_all_chances()), "or an effect of a component"]
 
 
 def step_keywords() -> list[str]:
     """Every main key a step may have: the flow's own and those the kinds offer."""
-    return ["choose", "together", "if", "for", "run", "let", "set", "add", "say",
-            *_all_chances(), *_all_effects()]
+    return [*FLOW_KEYS, *_all_chances(), *_all_effects()]
 
 
 class Builder:
@@ -284,6 +287,8 @@ class GameBuild:
         #: a bit for each part of the game (variable, component) that checks read; bit 1
         #: is the start of the game, which no step writes
         self.bits: dict[str, int] = {"": 1}
+        #: how many `repeat`s enclose the steps being compiled (a `break` needs one)
+        self.loops = 0
 
     def param_lengths(self) -> None:
         """A list param's `length:` (a number, or an expression of the other params) is
@@ -377,8 +382,7 @@ class GameBuild:
             "active": Global(player_t, lambda st: st.players[st.active],
                              "st.players[st.active]"),
             "turn": Global(INT, lambda st: st.turn, "st.turn"),
-            "round": Global(INT, lambda st: (st.turn - 1) // st.n + 1,
-                            "((st.turn - 1) // st.n + 1)"),
+            "round": Global(INT, lambda st: st.round, "st.round"),
             "phase": Global(STR, lambda st: st.game.phases[st.phase][0]),
             "player_count": Global(INT, lambda st: st.n, "st.n"),
         }
@@ -430,8 +434,10 @@ class GameBuild:
         runs = self.runs
         procs = flow.get("procedures") or {}
         compiled_procs = self.procs
+        self.loops = 1  # a procedure may `break` the `repeat` it runs in (checked when run)
         for name, body in procs.items():
             compiled_procs[name] = self.steps(("flow", "procedures", name), body, self.scope)
+        self.loops = 0
         out["setup"] = self.steps(("flow", "setup"), flow.get("setup") or [], self.scope)
         out["phases"] = self.phases(flow)
         first = flow.get("first_player")
@@ -731,6 +737,26 @@ class GameBuild:
             iterate, inner = b.bindings(p, value, scope)
             body = self.steps(path + ("do",), item.get("do") or [], inner)
             return S.ForEach(iterate or (lambda st, env: ()), body)
+        if key == "repeat":
+            return self.repeat_step(path, value, item.get("do") or [], scope)
+        if key == "break":
+            if value is not True:
+                b.error(p, "`break` takes `true`: `break: true` ends the innermost `repeat`")
+                return None
+            if not self.loops:
+                b.error(p, "`break` is not inside a `repeat`",
+                        "put it in the steps (`do:`) of a `repeat`, or in a procedure run there")
+                return None
+            return S.Break()
+        if key == "next_player":
+            who = b.expr(p, value, scope)
+            if who is None:
+                return None
+            if who.type is not self.player_t and who.type is not INT and who.type is not ANY:
+                b.error(p, f"`next_player` takes a player or a seat, got {who.type.name}",
+                        "for example next_player: active (an extra turn)")
+                return None
+            return S.NextPlayer(who.fn)
         if key in ("run", *_all_chances()) and not isinstance(value, str):
             what = "a procedure" if key == "run" else "a component"
             b.error(p, f"`{key}` takes the name of {what}, not {_json_kind(value)}",
@@ -761,6 +787,31 @@ class GameBuild:
             step.writes = self.changes(frozenset((kind.name,)))
             return step
         return self.effect(p, key, value, scope)
+
+    def repeat_step(self, path: Path_, value: Any, body: Any, scope: Scope) -> S.Step | None:
+        """`repeat: {while: C, until: C, max: N}` with `do: [steps]`: a bounded loop."""
+        b = self.b
+        p = path + ("repeat",)
+        if not isinstance(value, dict):
+            b.error(p, "`repeat` takes a mapping: while, until, max (each optional)",
+                    "for example repeat: {until: \"turn_total >= 20\", max: 100}")
+            return None
+        for key in value:
+            if key not in ("while", "until", "max"):
+                b.unknown(p + (key,), "part of `repeat`", key, ["while", "until", "max"],
+                          key=True)
+        conds = [b.fn(p + (k,), value[k], scope, BOOL) if k in value else None
+                 for k in ("while", "until")]
+        cap = b.fn(p + ("max",), value["max"], scope, INT) if "max" in value else (
+            lambda st, env: S.DEFAULT_REPEAT_MAX)
+        if not body:
+            b.error(path, "a `repeat` needs steps to repeat", "add do: [steps]")
+        self.loops += 1
+        try:
+            steps = self.steps(path + ("do",), body, scope)
+        finally:
+            self.loops -= 1
+        return S.Repeat(steps, cap, *conds)
 
     def set_step(self, path: Path_, value: Any, scope: Scope, add: bool) -> S.Step | None:
         b = self.b

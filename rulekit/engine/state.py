@@ -77,6 +77,8 @@ class State:
         self.active = 0
         self.start = 0
         self.turn = 0
+        self.round = 0
+        self._next_seat: int | None = None  # set by a `next_player` step for the next turn
         self.phase = 0
         self.over = False
         self.end_reason: str | None = None
@@ -199,12 +201,14 @@ class State:
         return outcome
 
     @_metered
-    def scores(self) -> list[int]:
+    def scores(self) -> list[int | float]:
         fn = self.game.score
         out = []
         try:
             for p in self.players:
-                out.append(int(round(fn(self, {"player": p}))))
+                value = fn(self, {"player": p})
+                # whole scores are ints; a fraction (a return such as -1/(n-1)) stays exact
+                out.append(int(value) if value == int(value) else value)
         except RUNTIME_ERRORS as exc:
             raise _failed(self.game.score_where, "the score", exc) from exc
         return out
@@ -482,7 +486,8 @@ class State:
         game = self.game
         if finished == "setup":
             self.active = self.start = game.first_player(self) if game.first_player else 0
-            self.turn = 1
+            self.turn = self.round = 1
+            self._next_seat = None
         else:
             until = game.phases[self.phase][2]
             if until is not None and until(self, {}):
@@ -492,11 +497,21 @@ class State:
                     self.end_reason = self.end_reason or f"{game.phases[self.phase][0]} over"
                     return
                 self.phase += 1
-            self.active = (self.active + 1) % self.n
-            if self._ending and self.active == self.start:
+            n, prev, nxt = self.n, self.active, self._next_seat
+            if nxt is None:
+                self.active = (prev + 1) % n
+                new_round = self.active == self.start
+            else:
+                # a chosen next player: a round is complete when play passes the start
+                # player going left; an extra turn (the same player again) starts none
+                self._next_seat = None
+                self.active = nxt
+                new_round = (self.start - prev - 1) % n < (nxt - prev) % n
+            if self._ending and new_round:
                 self.over = True  # the round is complete: no turn begins, none is counted
                 return
             self.turn += 1
+            self.round += new_round
         for name, value in game.turn_resets_player:
             for p in self.pvars:
                 p[name] = value

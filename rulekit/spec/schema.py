@@ -101,6 +101,14 @@ def _step() -> dict:
         "add": {"type": "object", "minProperties": 1, "maxProperties": 1,
                 "additionalProperties": EXPR},
         "say": {"type": "string"},
+        "repeat": {"type": "object", "additionalProperties": False,
+                   "description": "runs `do:` again and again: while `while` holds (before "
+                                  "each round), until `until` holds (after each round), at "
+                                  "most `max` rounds (default 1000), or until a `break`",
+                   "properties": {"while": EXPR, "until": EXPR, "max": EXPR}},
+        "break": {"const": True, "description": "ends the innermost `repeat` at once"},
+        "next_player": {**EXPR, "description": "the player (or seat) whose turn comes next, "
+                                               "instead of the next to the left"},
     }
     for cls in REGISTRY.values():
         for name, chance in cls.chances.items():
