@@ -24,7 +24,7 @@ pyspiel = pytest.importorskip("pyspiel")
 EXAMPLES = Path(__file__).resolve().parent.parent / "games" / "examples"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(file: str, overrides: tuple) -> Any:
     return rulekit.load_game(str(EXAMPLES / file), overrides=dict(overrides))
 

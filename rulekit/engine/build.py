@@ -796,10 +796,6 @@ class GameBuild:
             b.error(p, "`repeat` takes a mapping: while, until, max (each optional)",
                     "for example repeat: {until: \"turn_total >= 20\", max: 100}")
             return None
-        for key in value:
-            if key not in ("while", "until", "max"):
-                b.unknown(p + (key,), "part of `repeat`", key, ["while", "until", "max"],
-                          key=True)
         conds = [b.fn(p + (k,), value[k], scope, BOOL) if k in value else None
                  for k in ("while", "until")]
         cap = b.fn(p + ("max",), value["max"], scope, INT) if "max" in value else (
