@@ -187,7 +187,7 @@ class Session:
         self.moves: dict[int | None, str] = {}  # each seat's last move this turn
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
         self.secret = frozenset(name for kind in state.game.components
-                                for name, c in type(kind).chances.items() if not c.public)
+                                for name in kind.secret_chances())
 
     def run(self, decide: Any = None, chance: Any = None) -> None:
         st = self.state

@@ -757,6 +757,8 @@ class GameBuild:
                         "for example next_player: active (an extra turn)")
                 return None
             return S.NextPlayer(who.fn)
+        if key in _all_chances() and isinstance(value, dict):
+            return self.targeted_chance(p, key, value, scope)
         if key in ("run", *_all_chances()) and not isinstance(value, str):
             what = "a procedure" if key == "run" else "a component"
             b.error(p, f"`{key}` takes the name of {what}, not {_json_kind(value)}",
@@ -783,10 +785,51 @@ class GameBuild:
                 b.error(p, f"component '{value}' ({kind.kind}) cannot be used with `{key}`",
                         f"`{key}` takes a component of the kind {', '.join(kinds)}")
                 return None
+            if kind.per_player and chance.target:
+                b.error(p, f"'{value}' belongs to each player: say whose is meant",
+                        f"for example {key}: {{{chance.target}: player.{value}}}")
+                return None
             step = S.ChanceStep(key, kind.index, chance)
             step.writes = self.changes(frozenset((kind.name,)))
             return step
         return self.effect(p, key, value, scope)
+
+    def targeted_chance(self, path: Path_, key: str, value: dict, scope: Scope) -> S.Step | None:
+        """A chance step's mapping form: `roll: {dice: EXPR, only: EXPR}`, the component
+        given by an expression (a player's dice, one of several) and the kind's arguments."""
+        b = self.b
+        kinds = [c for c in REGISTRY.values() if key in c.chances and c.chances[key].target]
+        if not kinds:
+            b.error(path, f"`{key}` takes the name of a component, not a mapping",
+                    f"for example {key}: dice")
+            return None
+        chance = kinds[0].chances[key]
+        allowed = [chance.target, *chance.args]
+        for arg in value:
+            if arg not in allowed:
+                b.unknown(path + (arg,), f"argument of `{key}`", arg, allowed, key=True)
+        if chance.target not in value:
+            b.error(path, f"`{key}` needs {chance.target}: the component, as an expression",
+                    f"for example {key}: {{{chance.target}: player.{chance.target}}}")
+            return None
+        target = b.expr(path + (chance.target,), value[chance.target], scope)
+        if target is None:
+            return None
+        if getattr(target.type, "name", None) != chance.target_type:
+            b.error(path + (chance.target,), f"`{key}` needs {chance.target_type} as "
+                    f"{chance.target}, got {target.type.name}",
+                    f"name a component (or a player's component) of the kind that offers `{key}`")
+            return None
+        component = next((k for k in self.kinds.values() if isinstance(k, kinds[0])), None)
+        if component is None:
+            return None
+        args = []
+        for a, t in chance.args.items():
+            c = b.expr(path + (a,), value[a], scope, t) if a in value else None
+            args.append(c.fn if c is not None else None)
+        step = S.TargetedChance(key, component.index, chance, target.fn, args)
+        step.writes = self.changes(target.reads)
+        return step
 
     def repeat_step(self, path: Path_, value: Any, body: Any, scope: Scope) -> S.Step | None:
         """`repeat: {while: C, until: C, max: N}` with `do: [steps]`: a bounded loop."""

@@ -186,7 +186,7 @@ class State:
         step = self._pending_chance
         if step is None:
             raise ChanceError("no chance step is due now")
-        view = self.gviews[step.component]
+        view = step.view(self)
         if outcome is None:
             outcome = step.chance.sample(view, self.rng)
         else:
@@ -309,8 +309,7 @@ class State:
     def _secret_chances(self) -> frozenset[str]:
         """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);
         by name, so a name that is secret for one kind is dropped for all (never too little)."""
-        return frozenset(name for kind in self.game.components
-                         for name, c in type(kind).chances.items() if not c.public)
+        return frozenset(name for kind in self.game.components for name in kind.secret_chances())
 
     def _view_seed(self, seat: int) -> int:
         """A seed drawn from `view(seat)` alone: what the seat sees, nothing hidden.

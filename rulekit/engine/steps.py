@@ -349,6 +349,36 @@ class ChanceStep(Step):
         st._pending_chance = self
         return True
 
+    def view(self, st: State) -> Any:
+        """The view of the component the outcome applies to."""
+        return st.gviews[self.component]
+
+
+class TargetedChance(ChanceStep):
+    """A chance step in its mapping form, `roll: {dice: player.cup, only: [...]}`: the
+    component comes from an expression, and the kind prepares it with the arguments.
+
+    The target is evaluated again when the outcome arrives, in the env of the frame the
+    step paused in, so the paused game stays plain data that `clone` copies.
+    """
+
+    def __init__(self, name: str, component: int, chance: Any, target: Fn,
+                 args: list[Fn | None]) -> None:
+        super().__init__(name, component, chance)
+        self.target = target
+        self.args = args
+
+    def run(self, st: State, env: dict) -> bool:
+        view = self.target(st, env)
+        if self.chance.prepare is not None:
+            self.chance.prepare(view, *[a(st, env) if a is not None else None
+                                        for a in self.args])
+        st._pending_chance = self
+        return True
+
+    def view(self, st: State) -> Any:
+        return self.target(st, st._stack[-1].env)
+
 
 class Effects(tuple):
     """An action's steps when they are all effects: they run inline, without a frame."""

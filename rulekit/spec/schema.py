@@ -113,6 +113,11 @@ def _step() -> dict:
     for cls in REGISTRY.values():
         for name, chance in cls.chances.items():
             props[name] = {"type": "string", "description": chance.doc or "a component's name"}
+            if chance.target:
+                args = {chance.target: EXPR} | {a: EXPR for a in chance.args}
+                props[name] = {"description": props[name]["description"], "anyOf": [
+                    {"type": "string"}, {"type": "object", "required": [chance.target],
+                                         "properties": args, "additionalProperties": False}]}
         for name, eff in cls.effects.items():
             args = {eff.target: EXPR} | {a: EXPR for a in eff.args}
             props[name] = {"type": "object", "description": eff.doc, "properties": args,
