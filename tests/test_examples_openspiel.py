@@ -30,14 +30,15 @@ def load(file: str, overrides: tuple) -> Any:
 
 
 def play_both(file: str, spiel_name: str, players: int, seed: int,
-              outcome: Callable[[Any, Any, int], Any], overrides: dict | None = None,
+              outcome: Callable[[Any, str, list[int]], Any], overrides: dict | None = None,
               spiel_params: dict | None = None,
-              same: Callable[[Any, Any], None] | None = None) -> tuple[list, list]:
+              same: Callable[[Any, Any], None] | None = None,
+              dice_per_roll: int = 1) -> tuple[list, list]:
     """One random game played on both engines; every step is compared. Returns the YAML
     game's scores and OpenSpiel's returns.
 
-    `outcome(state, spiel_state, spiel_action)` turns OpenSpiel's chance action into the YAML
-    game's chance outcome.
+    `outcome(state, text, spiel_actions)` turns OpenSpiel's chance actions (the last one's
+    text) into the YAML game's chance outcome; `dice_per_roll` of them make one outcome.
     """
     game = load(file, tuple(sorted((overrides or {}).items())))
     spiel = pyspiel.load_game(spiel_name, {"players": players, **(spiel_params or {})})
@@ -49,10 +50,13 @@ def play_both(file: str, spiel_name: str, players: int, seed: int,
         assert not st.is_over, f"move {moves}: the YAML game ended first"
         if sp.is_chance_node():
             assert st.is_chance, f"move {moves}: OpenSpiel rolls, the YAML game does not"
-            actions, probs = zip(*sp.chance_outcomes())
-            a = rng.choices(actions, probs)[0]
-            st.resolve_chance(outcome(st, sp, a))
-            sp.apply_action(a)
+            drawn = []
+            for _ in range(dice_per_roll):  # OpenSpiel may roll die by die
+                actions, probs = zip(*sp.chance_outcomes())
+                drawn.append(rng.choices(actions, probs)[0])
+                text = sp.action_to_string(pyspiel.PlayerId.CHANCE, drawn[-1])
+                sp.apply_action(drawn[-1])
+            st.resolve_chance(outcome(st, text, drawn))
         else:
             assert not st.is_chance, f"move {moves}: the YAML game rolls, OpenSpiel does not"
             seat = sp.current_player()
@@ -75,13 +79,13 @@ def test_pig_plays_as_openspiel_with_equal_returns(players: int) -> None:
     # a small target keeps the games short; both engines take it as a param
     for seed in range(12):
         ours, theirs = play_both("pig.yaml", "pig", players, seed,
-                                 lambda st, sp, a: {"d": a + 1}, {"winscore": 20},
+                                 lambda st, text, a: {"d": a[0] + 1}, {"winscore": 20},
                                  {"winscore": 20})
         assert ours == theirs
 
 
 def test_pig_horizon_ends_with_nobody_winning_as_in_openspiel() -> None:
-    ours, theirs = play_both("pig.yaml", "pig", 3, 5, lambda st, sp, a: {"d": a + 1},
+    ours, theirs = play_both("pig.yaml", "pig", 3, 5, lambda st, text, a: {"d": a[0] + 1},
                              {"horizon": 7}, {"horizon": 7})
     assert ours == theirs == [0, 0, 0]
 
@@ -97,11 +101,10 @@ def test_pig_returns_are_fractions_for_more_than_two_players() -> None:
     assert st.winners() == [0]
 
 
-def yacht_roll(st: Any, sp: Any, a: int) -> dict:
+def yacht_roll(st: Any, text: str, a: list[int]) -> dict:
     """OpenSpiel's roll ("Roll: 3,5,1": the faces of the dice rolled, by position) as the
     YAML game's outcome: the dice the last decision named, or all five at a turn's start."""
-    faces = [int(f) for f in sp.action_to_string(pyspiel.PlayerId.CHANCE, a)
-             .split(": ")[1].split(",")]
+    faces = [int(f) for f in text.split(": ")[1].split(",")]
     last = next((e["action"] for e in reversed(st.log) if "action" in e), "")
     positions = ([int(i) for i in last.split(": ")[1].split(",")]
                  if last.startswith("Reroll dice") else range(5))
@@ -162,3 +165,14 @@ def test_yacht_scores_every_category_as_openspiel(faces: list[int]) -> None:
         st.apply(label)
         sp.apply_action(action)
         same_yacht_sheets(st, sp)
+
+
+@pytest.mark.parametrize("numdice", [5, 2])
+def test_liars_dice_plays_as_openspiel_with_equal_returns(numdice: int) -> None:
+    # OpenSpiel rolls die by die, player 0's first; the YAML game rolls a player's cup at once
+    for seed in range(15):
+        ours, theirs = play_both("liars_dice.yaml", "liars_dice", 2, seed,
+                                 lambda st, text, a: {f"d{i + 1}": x + 1 for i, x in enumerate(a)},
+                                 {"numdice": numdice}, {"numdice": numdice},
+                                 dice_per_roll=numdice)
+        assert ours == theirs

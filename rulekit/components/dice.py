@@ -12,6 +12,9 @@ from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 #: the most sides a die may have
 MAX_SIDES = 1000
 
+#: the most dice `subsets` lists the sets of (4095 sets)
+MAX_SUBSET_DICE = 12
+
 #: the most dice `groupings` and `group_sums` split: 8 dice have 21147 ways already
 MAX_GROUPED_DICE = 8
 
@@ -86,6 +89,23 @@ class DiceView:
     def sides(self) -> list[int]:
         inp = self.s[1]
         return [n for n, p in zip(self.kind.sides, inp) if p]
+
+    @property
+    def subsets(self) -> list[list[int]]:
+        """Every non-empty set of the dice in play, as their positions among all the dice
+        (from 0, as declared), in binary order: die k stands for bit k. What a player may
+        re-roll; computed once per pattern of dice in play."""
+        inp = tuple(self.s[1])
+        cache = self.kind._subsets
+        hit = cache.get(inp)
+        if hit is None:
+            pos = [i for i, p in enumerate(inp) if p]
+            if len(pos) > MAX_SUBSET_DICE:
+                raise FlowError(f"dice '{self.kind.name}': {len(pos)} dice have too many "
+                                f"sets; subsets takes at most {MAX_SUBSET_DICE} dice")
+            hit = cache[inp] = [[pos[k] for k in range(len(pos)) if m >> k & 1]
+                                for m in range(1, 1 << len(pos))]
+        return [list(s) for s in hit]
 
     def count(self, face: int) -> int:
         """How many dice in play show `face`."""
@@ -209,10 +229,12 @@ class Dice(Kind):
         grouping = ListT(ListT(INT))
         self.type = ObjT("Dice", {n: INT for n in ns} | {
             "names": ListT(STR), "faces": ListT(INT), "groupings": ListT(grouping),
-            "all_names": ListT(STR), "removed": ListT(STR), "sides": ListT(INT)},
+            "all_names": ListT(STR), "removed": ListT(STR), "sides": ListT(INT),
+            "subsets": ListT(ListT(INT))},
             {"in_play": Method([STR], BOOL), "count": Method([INT], INT),
              "group_sums": Method([INT, INT], ListT(ListT(INT)))}, index=(STR, INT))
         self._sums: dict[tuple, list[list[int]]] = {}
+        self._subsets: dict[tuple, list[list[int]]] = {}
         self.secret = bool(self.config.get("secret", False))
         if self.secret and not self.per_player:
             b.error(b.path + ("secret",), "only dice that are `per: player` can be secret: "

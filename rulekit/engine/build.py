@@ -320,12 +320,18 @@ class GameBuild:
         # variables
         gvar_init, pvar_init, resets_p, resets_g = {}, {}, [], []
         gvar_types, pvar_types = {}, {}
+        secret: list[str] = []
         for name, decl in (data.get("vars") or {}).items():
             init = decl.get("init", 0)
             t = _VAR_TYPES.get(type(init), ANY)
             if not self.name_is_free(("vars", name), decl.get("per") == "player"):
                 continue
+            if decl.get("secret") and decl.get("per") != "player":
+                b.error(("vars", name, "secret"), "only a player's variable can be secret: "
+                        "its owner alone sees it", "add per: player")
             if decl.get("per") == "player":
+                if decl.get("secret"):
+                    secret.append(name)
                 pvar_init[name], pvar_types[name] = init, t
                 if decl.get("reset") == "turn":
                     resets_p.append((name, init))
@@ -334,7 +340,7 @@ class GameBuild:
                 if decl.get("reset") == "turn":
                     resets_g.append((name, init))
         out.update(gvar_init=gvar_init, pvar_init=pvar_init, turn_resets_player=resets_p,
-                   turn_resets_game=resets_g)
+                   turn_resets_game=resets_g, secret_vars=frozenset(secret))
 
         # components: declare types first, compile their expressions once all names exist
         kinds: list[Kind] = []
@@ -495,7 +501,8 @@ class GameBuild:
 
         # what `rulekit play` shows besides the components: lines of the game, of each player
         display = data.get("display") or {}
-        for part, scope in (("game", self.scope), ("player", self.pscope)):
+        for part, scope in (("game", self.scope), ("player", self.pscope),
+                            ("private", self.pscope)):
             lines = display.get(part) or []
             paths = [("display", part)] if isinstance(lines, str) else [
                 ("display", part, i) for i in range(len(lines))]

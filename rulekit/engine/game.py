@@ -44,8 +44,8 @@ class Game:
 
     def render(self, st: State, seat: int | None) -> str:
         """The shared components and the file's `display.game` lines, then one block per
-        player: score, their own parts and the `display.player` lines; `seat` sees only
-        what it may."""
+        player: score, their own parts and the `display.player` lines (and the
+        `display.private` ones for that player alone); `seat` sees only what it may."""
         parts = [text for kind in self.components if (text := kind.render(st, seat))]
         parts += self._display(st, self.display_game, None)
         scores = st.scores()
@@ -57,6 +57,8 @@ class Game:
                          f"score {scores[p]}")
             own = [text for kind in self.components if (text := kind.render_player(st, p, seat))]
             own += self._display(st, self.display_player, st.players[p])
+            if seat is None or seat == p:  # lines only the player (or an observer) sees
+                own += self._display(st, self.display_private, st.players[p])
             parts += ["  " + line for text in own for line in text.split("\n")]
         return "\n".join(parts)
 

@@ -344,11 +344,19 @@ class State:
             "is_over": self.over,
             "end_reason": self.end_reason,
             "vars": dict(self.gvars),
-            "player_vars": [dict(p) for p in self.pvars],
+            "player_vars": [self._vars_seen(p, seat) for p in range(self.n)],
             "components": {k.name: k.snapshot(self, seat) for k in g.components},
             "legal_actions": [a.label for a in self._pending.actions]
             if self._pending is not None and (seat is None or seat == self._pending.seat) else [],
         }
+
+    def _vars_seen(self, player: int, seat: int | None) -> dict:
+        """A player's variables as `seat` sees them: another player's secret ones as None."""
+        own = dict(self.pvars[player])
+        if seat is not None and seat != player:
+            for name in self.game.secret_vars:
+                own[name] = None
+        return own
 
     @_metered
     def render(self, seat: int | None = None) -> str:

@@ -179,6 +179,8 @@ def _display() -> dict:
             "game": lines | {"description": "lines about the whole game"},
             "player": lines | {"description": "lines in each player's block; `player` is "
                                               "that player"},
+            "private": lines | {"description": "lines in each player's block that only that "
+                                               "player sees (secret dice, a secret goal)"},
         },
     }
 
@@ -208,6 +210,8 @@ def game_schema() -> dict:
                 "properties": {"per": {"enum": ["player", "game"]},
                                "init": {"type": ["integer", "number", "boolean", "string"]},
                                "reset": {"enum": ["turn", "never"]},
+                               "secret": {"type": "boolean", "description": "with `per: "
+                                          "player`: only its owner sees it in view(seat)"},
                                "doc": {"type": "string"}}}},
             "components": {"type": "object", "propertyNames": NAME,
                            "additionalProperties": {"$ref": "#/$defs/component"}},
