@@ -213,3 +213,31 @@ score: 0
 """
     with pytest.raises(rulekit.errors.FlowError, match=r"g\.yaml:7:.*outside a `repeat`"):
         load(tmp_path, text).new_game(players=2, seed=0)
+
+
+ENDS_MIDWAY = """
+name: Midway
+players: {{min: 2, max: 2}}
+vars:
+  points: {{per: player, init: 0}}
+flow:
+  turn:
+    - choose:
+        options:
+          - label: take
+            do:
+              - add: {{active.points: 10}}
+              - add: {{active.points: 5}}
+end:
+  when: "max(p.points for p in players) >= 10"
+  {check}
+score: player.points
+"""
+
+
+@pytest.mark.parametrize("check, points", [("", 15), ("check: steps", 15),
+                                           ("check: effects", 10)])
+def test_the_end_may_be_checked_between_the_steps_of_an_action(tmp_path, check, points):
+    st = load(tmp_path, ENDS_MIDWAY.format(check=check)).new_game(players=2, seed=0)
+    st.apply("take")
+    assert st.is_over and st.scores() == [points, 0]

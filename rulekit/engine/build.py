@@ -289,6 +289,9 @@ class GameBuild:
         self.bits: dict[str, int] = {"": 1}
         #: how many `repeat`s enclose the steps being compiled (a `break` needs one)
         self.loops = 0
+        end = self.data.get("end")
+        #: `end: {check: effects}`: the end is checked between the steps of an action too
+        self.check_effects = isinstance(end, dict) and end.get("check") == "effects"
 
     def param_lengths(self) -> None:
         """A list param's `length:` (a number, or an expression of the other params) is
@@ -495,6 +498,7 @@ class GameBuild:
         out["end_conditions"] = conds
         out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m in conds])
         out["finish"] = end.get("finish", "now")
+        out["check_effects"] = self.check_effects
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["score_where"] = b.where(("score",))
         out["score_bounds"] = self.score_bounds(out["min_players"], out["max_players"])
@@ -1009,6 +1013,8 @@ class GameBuild:
         option = S.Option(iterate, [(n, c.fn) for n, c in lets],
                           cond.fn if cond is not None else None,
                           label.fn if label is not None else _broken, steps)
+        if self.check_effects:  # the end is checked between an action's steps: a frame each
+            option.steps = tuple(option.steps)
         if b.diags or label is None or ("if" in opt and cond is None):
             return option
         made = codegen.option_generator(outer, scope, iterate, lets, cond, label,

@@ -165,7 +165,7 @@ class State:
         elif chosen.steps.__class__ is Effects:
             self._effects(chosen)
         elif chosen.steps:
-            self._stack.append(SeqFrame(chosen.steps, chosen.env))
+            self._stack.append(SeqFrame(chosen.steps, chosen.env, "", self.game.check_effects))
         self._run()
 
     def _effects(self, action: Action) -> None:
@@ -453,7 +453,8 @@ class State:
                     else:
                         for action in reversed(choices):
                             if action.steps:
-                                stack.append(SeqFrame(action.steps, action.env))
+                                stack.append(SeqFrame(action.steps, action.env, "",
+                                                      self.game.check_effects))
         except RulekitError:
             raise
         except RUNTIME_ERRORS as exc:

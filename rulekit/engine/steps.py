@@ -549,7 +549,7 @@ class Choose(Step):
             action = actions[0]
             st.log.append({"seat": seat, "action": action.label, "forced": True})
             if action.steps:
-                st._stack.append(SeqFrame(action.steps, action.env))
+                st._stack.append(SeqFrame(action.steps, action.env, "", st.game.check_effects))
             return False
         if actions:
             st._pending = Decision(seat, actions, None)

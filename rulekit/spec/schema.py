@@ -243,7 +243,12 @@ def game_schema() -> dict:
                                        "additionalProperties": {"type": "string"}}],
                                        "description": "per end condition, a sentence (a "
                                                       "template) saying why the game ended"},
-                                   "finish": {"enum": ["now", "round"]}}},
+                                   "finish": {"enum": ["now", "round"]},
+                                   "check": {"enum": ["steps", "effects"],
+                                             "description": "when the end is checked: after "
+                                             "every step of a turn, an action's effects "
+                                             "counting as one (steps, the default), or after "
+                                             "every effect, also inside an action (effects)"}}},
             "score": EXPR,
             "score_bounds": {
                 "type": "object", "additionalProperties": False, "minProperties": 1,
