@@ -175,3 +175,28 @@ def test_mistakes_with_dice_and_secrets_are_located(tmp_path, text, message):
     with pytest.raises(GameFileError) as err:
         rulekit.load_game(path)
     assert message in str(err.value) and "bad.yaml:" in str(err.value)
+
+
+def test_the_dice_a_roll_or_an_effect_acts_on_may_come_from_an_expression(tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text("""name: Two sets
+players: {min: 1, max: 1}
+vars:
+  total: {init: 0}
+components:
+  red: {kind: dice, dice: {a: 6, b: 6}}
+  blue: {kind: dice, dice: {a: 6, b: 6}}
+flow:
+  turn:
+    - roll: {dice: "red if turn % 2 == 1 else blue", only: "['a']"}
+    - add: {total: "red.a + blue.a"}
+    - remove_die: {dice: "blue if total > 6 else red", die: "'b'"}
+end: {when: "turn > 5"}
+score: total
+""")
+    st = rulekit.load_game(path).new_game(players=1, seed=0)
+    st.resolve_chance({"a": 5})  # turn 1: red's a only
+    assert st.view()["components"]["red"] == {"a": 5, "b": None}  # total 6: red loses b
+    st.resolve_chance({"a": 4})  # turn 2: blue's a
+    assert st.view()["components"]["blue"] == {"a": 4, "b": None}
+    assert st.is_chance and st.scores() == [6 + 9]

@@ -89,3 +89,19 @@ def test_cant_stop_a_claimed_column_sends_the_others_back_and_wins():
     st.apply("stop")
     assert st.is_over and st.scores() == [0, 2] and st.winners() == [1]
     assert st.end_text() == "player 1 claimed 2 columns"
+
+
+@pytest.mark.parametrize("name", ["liars_dice", "yacht"])
+def test_a_logged_example_replays_to_the_same_result(tmp_path, name):
+    import shutil
+
+    game = tmp_path / f"{name}.yaml"
+    shutil.copy(CANT_STOP.parent / f"{name}.yaml", game)
+    played = run("play", str(game), "--auto", "--seed", "4", "--log", str(tmp_path / "g.jsonl"),
+                 "--no-color")
+    assert played.exit_code == 0, played.output
+    replayed = run("replay", str(tmp_path / "g.jsonl"))
+    assert replayed.exit_code == 0, replayed.output
+    result = [line.replace(" (random)", "") for line in played.output.splitlines()
+              if line.startswith(("scores:", "winner"))]
+    assert len(result) == 2 and all(line in replayed.output for line in result)
