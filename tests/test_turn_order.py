@@ -51,49 +51,45 @@ def load(tmp_path, text: str, name: str = "g.yaml"):
     return rulekit.load_game(path)
 
 
+def script(st, *moves) -> None:
+    """Scripted moves: a number is the die's face for the roll due, text a decision."""
+    for move in moves:
+        if isinstance(move, int):
+            st.resolve_chance({"d": move})
+        else:
+            st.apply(move)
+
+
 def test_repeat_goes_on_until_a_choice_stops_it(tmp_path):
     st = load(tmp_path, PUSH).new_game(players=2, seed=0)
-    st.resolve_chance({"d": 3})
-    st.apply("again")
-    st.resolve_chance({"d": 4})
-    st.apply("stop")
+    script(st, 3, "again", 4, "stop")
     assert st.view()["player_vars"][0]["banked"] == 7
     assert st.active_player == 1 and st.turn == 2 and st.is_chance
 
 
 def test_break_on_a_bust_skips_the_rest_of_the_round(tmp_path):
     st = load(tmp_path, PUSH).new_game(players=2, seed=0)
-    st.resolve_chance({"d": 5})
-    st.apply("again")
-    st.resolve_chance({"d": 1})  # a 1: the choice of this round is never asked
+    script(st, 5, "again", 1)  # a 1: the choice of this round is never asked
     assert st.view()["player_vars"][0]["banked"] == 0
     assert st.active_player == 1 and st.is_chance
 
 
 def test_until_and_max_end_the_repeat_after_a_round(tmp_path):
     st = load(tmp_path, PUSH).new_game(players=2, seed=0)
-    st.resolve_chance({"d": 5})
-    st.apply("again")
-    st.resolve_chance({"d": 5})
-    st.apply("again")  # 10 gathered: `until` holds, no third roll
+    script(st, 5, "again", 5, "again")  # 10 gathered: `until` holds, no third roll
     assert st.view()["player_vars"][0]["banked"] == 10 and st.active_player == 1
-    for face in (2, 2, 2):  # three rounds at most, however often the player goes on
-        st.resolve_chance({"d": face})
-        st.apply("again")
+    script(st, 2, "again", 2, "again", 2, "again")  # three rounds at most, however often
     assert st.view()["player_vars"][1]["banked"] == 6 and st.active_player == 0
     assert st.view()["vars"]["rolls"] == 0  # reset: turn
 
 
 def test_an_extra_turn_is_a_new_turn_of_the_same_player_in_the_same_round(tmp_path):
     st = load(tmp_path, PUSH).new_game(players=2, seed=0)
-    st.resolve_chance({"d": 6})
-    st.apply("stop")  # a 6 last: player 0 plays again
+    script(st, 6, "stop")  # a 6 last: player 0 plays again
     assert (st.active_player, st.turn, st.view()["vars"]["gathered"]) == (0, 2, 0)
-    st.resolve_chance({"d": 2})
-    st.apply("stop")
+    script(st, 2, "stop")
     assert (st.active_player, st.turn) == (1, 3)
-    st.resolve_chance({"d": 3})
-    st.apply("stop")
+    script(st, 3, "stop")
     assert (st.active_player, st.turn) == (0, 4)
     # `round` counted passes of the start player: player 0's extra turn was in round 1
     assert [p["rounds_seen"] for p in st.view()["player_vars"]] == [2, 1]
@@ -101,32 +97,17 @@ def test_an_extra_turn_is_a_new_turn_of_the_same_player_in_the_same_round(tmp_pa
 
 def test_finish_round_lets_the_round_end_after_an_extra_turn(tmp_path):
     st = load(tmp_path, PUSH).new_game(players=3, seed=0)
-    st.resolve_chance({"d": 5})
-    st.apply("again")
-    st.resolve_chance({"d": 5})
-    st.apply("again")
-    for _ in range(2):  # players 1 and 2: a bust each
-        st.resolve_chance({"d": 1})
-    for seat in (0, 1, 2):  # round 2: player 0 banks 10 more, the others bust
-        assert st.active_player == seat
-        if seat == 0:
-            for face in (5, 5):
-                st.resolve_chance({"d": face})
-                st.apply("again")
-        else:
-            st.resolve_chance({"d": 1})
+    script(st, 5, "again", 5, "again", 1, 1)  # round 1: player 0 banks 10, two busts
+    assert st.active_player == 0
+    script(st, 5, "again", 5, "again", 1, 1)  # round 2 alike: 20
     # round 3: player 0 reaches 30 with a 6 last, so the extra turn comes first; the round
     # still goes on to players 1 and 2 and then the game is over
-    st.resolve_chance({"d": 4})
-    st.apply("again")
-    st.resolve_chance({"d": 6})
-    st.apply("again")
+    script(st, 4, "again", 6, "again")
     assert st.view()["player_vars"][0]["banked"] == 30 and not st.is_over
     assert st.active_player == 0
-    st.resolve_chance({"d": 1})
-    st.resolve_chance({"d": 1})
+    script(st, 1, 1)
     assert st.active_player == 2
-    st.resolve_chance({"d": 1})
+    script(st, 1)
     assert st.is_over and st.turn == 10 and st.scores() == [30, 0, 0]
 
 
