@@ -222,3 +222,25 @@ def test_the_end_may_be_checked_between_the_steps_of_an_action(tmp_path, check, 
     st = load(tmp_path, ENDS_MIDWAY.format(check=check)).new_game(players=2, seed=0)
     st.apply("take")
     assert st.is_over and st.scores() == [points, 0]
+
+
+@pytest.mark.parametrize("repeat, error, message", [
+    # a loop that never stops by itself meets the game's step budget, at its own place
+    ('{max: 1000000000}', rulekit.errors.EndlessFlowError,
+     r"g\.yaml:\d+:\d+: the game did not end"),
+    ('{until: "1 // (turn - 1) == 0"}', rulekit.errors.FlowError,
+     r"g\.yaml:6:7: a step failed while the game ran: ZeroDivisionError"),
+])
+def test_a_runaway_or_broken_repeat_stops_with_its_place(tmp_path, repeat, error, message):
+    text = f"""name: Loop
+players: {{min: 1, max: 1}}
+vars: {{n: {{init: 0}}}}
+flow:
+  turn:
+    - repeat: {repeat}
+      do: [{{add: {{n: 1}}}}]
+end: {{when: "turn > 3"}}
+score: n
+"""
+    with pytest.raises(error, match=message):
+        load(tmp_path, text).new_game(players=1, seed=0)

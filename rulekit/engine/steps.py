@@ -283,6 +283,10 @@ class RepeatTail(Step):
     def __init__(self, loop: Repeat) -> None:
         self.loop = loop
 
+    @property
+    def where(self) -> str:  # the `repeat` step's place: its conditions are evaluated here
+        return self.loop.where
+
     def run(self, st: State, env: dict) -> bool:
         loop = self.loop
         rounds = env[_ROUNDS] + 1
