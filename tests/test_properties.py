@@ -206,8 +206,40 @@ def oh_hell_scores(game, view):
     return [v["points"] for v in view["player_vars"]]  # the deals' points, added up
 
 
+def pig_scores(game, view):
+    banked = [v["points"] for v in view["player_vars"]]
+    won = [b >= game.params["winscore"] for b in banked]
+    if not any(won):
+        return [0] * len(banked)
+    return [1 if w else -1 / (len(banked) - 1) for w in won]
+
+
+def yacht_scores(game, view):
+    sheets = [[v for k, v in p.items() if k != "rolls"] for p in view["player_vars"]]
+    totals = [sum(v for v in sheet if v > 0) for sheet in sheets]
+    if not all(v >= 0 for sheet in sheets for v in sheet):
+        return totals
+    best, n = max(totals), len(totals)
+    leaders = totals.count(best)
+    if leaders == n:
+        return [0] * n
+    return [1 / leaders if t == best else -1 / (n - leaders) for t in totals]
+
+
+def liars_dice_scores(game, view):
+    winner, loser = view["vars"]["winner"], view["vars"]["loser"]
+    return [1 if s == winner else -1 if s == loser else 0 for s in range(view["players"])]
+
+
+def cant_stop_scores(game, view):
+    board = view["components"]["board"]
+    return [sum(f == n for f, n in zip(row, board["lengths"])) for row in board["positions"]]
+
+
 RECOMPUTE = {"qwixx": qwixx_scores, "levelx": levelx_scores, "domino": domino_scores,
-             "connect-four": connect_four_scores, "oh-hell": oh_hell_scores}
+             "connect-four": connect_four_scores, "oh-hell": oh_hell_scores,
+             "pig": pig_scores, "yacht": yacht_scores, "liars_dice": liars_dice_scores,
+             "cant_stop": cant_stop_scores}
 
 
 def recompute(path, game, view):

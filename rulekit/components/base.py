@@ -44,6 +44,13 @@ class Chance:
     doc: str = ""
     #: False when the outcome is secret (a deal into hidden hands): shown to nobody in play
     public: bool = True
+    #: the mapping form `NAME: {TARGET: EXPR, ARG: EXPR}` (e.g. `roll: {dice: player.cup,
+    #: only: [...]}`): the name of the key giving the component's view, its type's name, the
+    #: optional arguments and `prepare(view, *args)`, run when the step is reached
+    target: str = ""
+    target_type: str = ""
+    args: dict[str, Type] = field(default_factory=dict)
+    prepare: Callable[..., None] | None = None
 
 
 class Kind:
@@ -95,6 +102,10 @@ class Kind:
 
     def player_view(self, st: Any, seat: int) -> Any:
         raise NotImplementedError
+
+    def secret_chances(self) -> frozenset[str]:
+        """Names of this component's chance steps whose outcomes some seats may not see."""
+        return frozenset(name for name, c in type(self).chances.items() if not c.public)
 
     def redeal_unseen(self, st: Any, seat: int, rng: Any) -> None:
         """Re-draw at random, in `st` (a copy), what `seat` cannot see, keeping what it can.

@@ -158,8 +158,8 @@ class CrossSheet(Kind):
                 "type": "string",
             },
             "lock": {
-                "description": "crossing the last cell locks the row: for everyone (shared) "
-                               "or not at all (none)",
+                "description": "crossing the last cell locks the row: for everyone (shared, "
+                               "the default) or not at all (none)",
                 "enum": ["shared", "none"],
             },
             "lock_crosses": {

@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
-from rulekit.components.markup import die_svg
+from rulekit.components.fixed import fixed_value
+from rulekit.components.markup import die_svg, pre
 from rulekit.errors import FlowError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+
+#: the most sides a die may have
+MAX_SIDES = 1000
+
+#: the most dice `subsets` lists the sets of (4095 sets)
+MAX_SUBSET_DICE = 12
 
 #: the most dice `groupings` and `group_sums` split: 8 dice have 21147 ways already
 MAX_GROUPED_DICE = 8
@@ -35,15 +42,20 @@ def _groupings(n: int) -> list[tuple[tuple[int, ...], ...]]:
 
 
 class DiceView:
-    """The dice as expressions see them: `dice.red`, `dice['red']`, `dice.in_play('red')`."""
+    """The dice as expressions see them: `dice.red`, `dice['red']`, `dice.in_play('red')`.
 
-    __slots__ = ("s", "kind", "_faces", "_pos")
+    `s` is the dice's state `[faces, in play, to roll]`; `seat` is the owner of dice that
+    are `per: player` (None for the game's dice).
+    """
 
-    def __init__(self, s: list, kind: Dice) -> None:
+    __slots__ = ("s", "kind", "_faces", "_pos", "seat")
+
+    def __init__(self, s: list, kind: Dice, seat: int | None = None) -> None:
         self.s = s
         self.kind = kind
         self._faces = s[0]  # changed in place by a roll, so this stays current
         self._pos = kind.pos
+        self.seat = seat
 
     def __getitem__(self, name: str) -> int:
         return self._faces[self._pos[name]]
@@ -62,8 +74,43 @@ class DiceView:
 
     @property
     def faces(self) -> list[int]:
-        faces, inp = self.s
+        faces, inp = self.s[0], self.s[1]
         return [f for f, p in zip(faces, inp) if p]
+
+    @property
+    def all_names(self) -> list[str]:
+        return list(self.kind.names)
+
+    @property
+    def removed(self) -> list[str]:
+        inp = self.s[1]
+        return [n for i, n in enumerate(self.kind.names) if not inp[i]]
+
+    @property
+    def sides(self) -> list[int]:
+        inp = self.s[1]
+        return [n for n, p in zip(self.kind.sides, inp) if p]
+
+    @property
+    def subsets(self) -> list[list[int]]:
+        """Every non-empty set of the dice in play, as their positions among all the dice
+        (from 0, as declared), in binary order: die k stands for bit k. What a player may
+        re-roll; computed once per pattern of dice in play."""
+        inp = tuple(self.s[1])
+        cache = self.kind._subsets
+        hit = cache.get(inp)
+        if hit is None:
+            pos = [i for i, p in enumerate(inp) if p]
+            if len(pos) > MAX_SUBSET_DICE:
+                raise FlowError(f"dice '{self.kind.name}': {len(pos)} dice have too many "
+                                f"sets; subsets takes at most {MAX_SUBSET_DICE} dice")
+            hit = cache[inp] = [[pos[k] for k in range(len(pos)) if m >> k & 1]
+                                for m in range(1, 1 << len(pos))]
+        return [list(s) for s in hit]
+
+    def count(self, face: int) -> int:
+        """How many dice in play show `face`."""
+        return self.faces.count(face)
 
     @property
     def groupings(self) -> list[list[list[int]]]:
@@ -98,12 +145,40 @@ class DiceView:
         return hit
 
     def _rebind(self, st: Any) -> DiceView:
-        return st.gviews[self.kind.index]
+        if self.seat is None:
+            return st.gviews[self.kind.index]
+        return st.players[self.seat].view_of(self.kind)
 
     def _remove(self, name: str) -> None:
         i = self.kind.pos.get(name)
         if i is not None:
             self.s[1][i] = False
+
+    def _restore(self, name: str) -> None:
+        i = self.kind.pos.get(name)
+        if i is not None:
+            self.s[1][i] = True
+
+    def _set_face(self, name: str, face: int) -> None:
+        i = self.kind.pos.get(name)
+        if i is None:
+            raise FlowError(f"dice '{self.kind.name}' have no die '{name}'")
+        sides = self.kind.sides[i]
+        if type(face) is not int or not 1 <= face <= sides:
+            raise FlowError(f"die '{name}' shows 1 to {sides}, not {face!r}")
+        self.s[0][i] = face
+
+    def _roll_only(self, names: list[str] | None) -> None:
+        """Mark the dice the next roll rolls: `names` of those in play, or all in play."""
+        if names is None:
+            self.s[2] = None
+            return
+        pos = self.kind.pos
+        unknown = [n for n in names if n not in pos]
+        if unknown:
+            raise FlowError(f"dice '{self.kind.name}' have no die '{unknown[0]}'")
+        inp = self.s[1]
+        self.s[2] = [inp[i] and n in names for i, n in enumerate(self.kind.names)]
 
 
 def _face_prop(i: int) -> property:
@@ -122,19 +197,27 @@ class Dice(Kind):
                 "type": "object",
                 "minProperties": 1,
                 "maxProperties": 100,
-                "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "additionalProperties": {
+                    "anyOf": [{"type": "integer", "minimum": 1, "maximum": 1000},
+                              {"type": "string", "description": "an expression of params"}]},
             },
+            "secret": {"type": "boolean",
+                       "description": "with `per: player`: only the owner sees the faces"},
         },
     }
     effects = {
         "remove_die": Effect("dice", "Dice", "_remove", {"die": STR},
                              doc="the die leaves the game: it is no longer rolled"),
+        "return_die": Effect("dice", "Dice", "_restore", {"die": STR},
+                             doc="a removed die comes back into the game"),
+        "set_die": Effect("dice", "Dice", "_set_face", {"die": STR, "face": INT},
+                          doc="turn a die to a face without rolling it"),
     }
 
     def declare(self, b: Any) -> None:
         dice = self.config.get("dice") or {}
         self.names = [str(n) for n in dice]
-        self.sides = [int(s) for s in dice.values()]
+        self.sides = [self._sides(b, n, v) for n, v in dice.items()]
         self.pos = {n: i for i, n in enumerate(self.names)}
         self._tables: dict[int, list] = {}
         taken = [n for n in self.names if hasattr(DiceView, n) or n.startswith("_")]
@@ -146,10 +229,31 @@ class Dice(Kind):
         self.view_class = type("DiceView", (DiceView,), ns)
         grouping = ListT(ListT(INT))
         self.type = ObjT("Dice", {n: INT for n in ns} | {
-            "names": ListT(STR), "faces": ListT(INT), "groupings": ListT(grouping)},
-            {"in_play": Method([STR], BOOL),
+            "names": ListT(STR), "faces": ListT(INT), "groupings": ListT(grouping),
+            "all_names": ListT(STR), "removed": ListT(STR), "sides": ListT(INT),
+            "subsets": ListT(ListT(INT))},
+            {"in_play": Method([STR], BOOL), "count": Method([INT], INT),
              "group_sums": Method([INT, INT], ListT(ListT(INT)))}, index=(STR, INT))
         self._sums: dict[tuple, list[list[int]]] = {}
+        self._subsets: dict[tuple, list[list[int]]] = {}
+        self.secret = bool(self.config.get("secret", False))
+        if self.secret and not self.per_player:
+            b.error(b.path + ("secret",), "only dice that are `per: player` can be secret: "
+                    "secret dice are seen by their owner alone", "add per: player")
+            self.secret = False
+        self.hides_information = self.secret
+
+    @staticmethod
+    def _sides(b: Any, name: Any, value: Any) -> int:
+        """A die's number of sides: a number, or an expression of params (`params.sides`)."""
+        n = fixed_value(b, b.path + ("dice", name), value, INT)
+        if n is None:
+            return 1
+        if not 1 <= n <= MAX_SIDES:
+            b.error(b.path + ("dice", name), f"die '{name}' would have {n} sides; a die has "
+                    f"1 to {MAX_SIDES}", "check the param the sides come from")
+            return 1
+        return n
 
     def grouping_table(self, n: int) -> list:
         t = self._tables.get(n)
@@ -161,47 +265,115 @@ class Dice(Kind):
             t = self._tables[n] = _groupings(n)
         return t
 
-    def global_type(self) -> ObjT:
+    def global_type(self) -> ObjT | None:
+        return None if self.per_player else self.type
+
+    def player_type(self) -> ObjT:
         return self.type
 
+    # ---- state: [faces, in play, to roll (None: every die in play)]; one per seat with
+    # `per: player` ------------------------------------------------------------------------------
+    def _fresh(self) -> list:
+        return [[1] * len(self.names), [True] * len(self.names), None]
+
     def new_state(self, st: Any) -> list:
-        return [[1] * len(self.names), [True] * len(self.names)]
+        if self.per_player:
+            return [self._fresh() for _ in range(st.n)]
+        return self._fresh()
 
     def copy_state(self, s: list) -> list:
-        return [list(s[0]), list(s[1])]
+        if self.per_player:
+            return [[list(d[0]), list(d[1]), d[2] and list(d[2])] for d in s]
+        return [list(s[0]), list(s[1]), s[2] and list(s[2])]
 
-    def global_view(self, st: Any) -> DiceView:
-        return self.view_class(st.comps[self.index], self)
+    def global_view(self, st: Any) -> DiceView | None:
+        return None if self.per_player else self.view_class(st.comps[self.index], self)
 
-    def snapshot(self, st: Any, seat: int | None) -> dict:
-        faces, inp = st.comps[self.index]
-        return {n: (faces[i] if inp[i] else None) for i, n in enumerate(self.names)}
+    def player_view(self, st: Any, seat: int) -> DiceView:
+        return self.view_class(st.comps[self.index][seat], self, seat)
+
+    def _seen(self, player: int, seat: int | None) -> bool:
+        return not self.secret or seat is None or seat == player
+
+    def redeal_unseen(self, st: Any, seat: int, rng: Any) -> None:
+        """Roll the other players' secret dice anew: `seat` knows only its own."""
+        for p, d in enumerate(st.comps[self.index]):
+            if p != seat:
+                faces, inp = d[0], d[1]
+                for i, sides in enumerate(self.sides):
+                    if inp[i]:
+                        faces[i] = int(rng.random() * sides) + 1
+
+    def _faces_of(self, d: list, shown: bool) -> dict:
+        faces, inp = d[0], d[1]
+        return {n: (faces[i] if inp[i] and shown else None) for i, n in enumerate(self.names)}
+
+    def snapshot(self, st: Any, seat: int | None) -> Any:
+        s = st.comps[self.index]
+        if not self.per_player:
+            return self._faces_of(s, True)
+        return [self._faces_of(d, self._seen(p, seat)) | {"count": sum(d[1])}
+                for p, d in enumerate(s)]
+
+    def _line(self, d: list) -> str:
+        faces, inp = d[0], d[1]
+        return "  ".join(f"{n} {faces[i] if inp[i] else '--'}" for i, n in enumerate(self.names))
 
     def render(self, st: Any, seat: int | None) -> str:
-        faces, inp = st.comps[self.index]
-        parts = [f"{n} {faces[i] if inp[i] else '--'}" for i, n in enumerate(self.names)]
-        return f"{self.name}: " + "  ".join(parts)
+        if self.per_player:
+            return ""
+        return f"{self.name}: " + self._line(st.comps[self.index])
 
-    def html(self, st: Any, seat: int | None) -> str:
-        """Each die drawn with its face; a die out of the game as an empty frame."""
-        faces, inp = st.comps[self.index]
+    def render_player(self, st: Any, player: int, seat: int | None) -> str:
+        """A player's dice; secret dice of another player only as a count."""
+        if not self.per_player:
+            return ""
+        d = st.comps[self.index][player]
+        if not self._seen(player, seat):
+            n = sum(d[1])
+            return f"{self.name}: {n} {'die' if n == 1 else 'dice'} (hidden)"
+        return f"{'your ' if seat == player else ''}{self.name}: {self._line(d)}"
+
+    def secret_chances(self) -> frozenset[str]:
+        return frozenset(("roll",)) if self.secret else frozenset()
+
+    def _html_of(self, d: list) -> str:
+        faces, inp = d[0], d[1]
         return '<div class="dice">' + "".join(
             die_svg(n, faces[i] if inp[i] else None, self.sides[i])
             for i, n in enumerate(self.names)) + "</div>"
 
+    def html(self, st: Any, seat: int | None) -> str:
+        """Each die drawn with its face; a die out of the game as an empty frame."""
+        return "" if self.per_player else self._html_of(st.comps[self.index])
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        """A player's own dice drawn; another player's secret dice only as their count."""
+        if not self.per_player:
+            return ""
+        if not self._seen(player, seat):
+            return pre(self.render_player(st, player, seat))
+        return self._html_of(st.comps[self.index][player])
+
     # ---- the roll --------------------------------------------------------------------------
+    def _rolled(self, view: DiceView) -> list[bool]:
+        """Which dice the roll rolls: those marked by `only`, else every die in play."""
+        mask = view.s[2]
+        return view.s[1] if mask is None else mask
+
     def _sample(self, view: DiceView, rng: Any) -> dict[str, int]:
         rand = rng.random
-        inp = view.s[1]
+        rolled = self._rolled(view)
         return {n: int(rand() * self.sides[i]) + 1
-                for i, n in enumerate(self.names) if inp[i]}
+                for i, n in enumerate(self.names) if rolled[i]}
 
     def _check(self, view: DiceView, outcome: Any) -> str | None:
         if not isinstance(outcome, dict):
             return "a roll is a mapping of die names to faces"
-        expected = view.names
+        rolled = self._rolled(view)
+        expected = [n for i, n in enumerate(self.names) if rolled[i]]
         if set(outcome) != set(expected):
-            return f"expected faces for exactly {', '.join(expected)}"
+            return f"expected faces for exactly {', '.join(expected) or 'no dice'}"
         for name, face in outcome.items():
             sides = self.sides[self.pos[name]]
             if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= sides:
@@ -213,6 +385,7 @@ class Dice(Kind):
         pos = self.pos
         for name, face in outcome.items():
             faces[pos[name]] = face
+        view.s[2] = None
 
 
 Dice.chances = {
@@ -220,6 +393,11 @@ Dice.chances = {
         sample=lambda view, rng: view.kind._sample(view, rng),
         check=lambda view, outcome: view.kind._check(view, outcome),
         apply=lambda view, outcome: view.kind._apply(view, outcome),
-        doc="roll every die still in the game",
+        doc="roll every die still in the game; `roll: {dice: EXPR, only: NAMES}` rolls "
+            "the dice an expression gives (a player's), only the named ones",
+        target="dice",
+        target_type="Dice",
+        args={"only": ListT(STR)},
+        prepare=lambda view, only: view._roll_only(only),
     ),
 }

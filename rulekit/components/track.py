@@ -91,20 +91,45 @@ class TrackView:
         if new <= old:
             return
         if new == end:
-            here = self.s[1][i]
-            cap = kind.last_capacity
-            if cap is not None and len(here) >= cap:
-                if kind.bump:
-                    pos = self.s[0]
-                    while len(here) >= cap:
-                        pos[here.pop(0)][i] = 0
-                else:
-                    new = end - 1
-                    if new <= old:
-                        return
-            if new == end:
-                here.append(seat)
+            new = self._arrive(i, seat)
+            if new <= old:
+                return
         row[i] = new
+
+    def _arrive(self, i: int, seat: int) -> int:
+        """A pawn arrives on lane i's last field: make room (bump) or stop short (block);
+        returns the field it ends on."""
+        kind = self.kind
+        end = kind.lengths[i]
+        here = self.s[1][i]
+        cap = kind.last_capacity
+        if cap is not None and len(here) >= cap:
+            if not kind.bump:
+                return end - 1
+            pos = self.s[0]
+            while len(here) >= cap:
+                pos[here.pop(0)][i] = 0
+        here.append(seat)
+        return end
+
+    def _move_to(self, lane: Any, player: Any, field: int) -> None:
+        """Put the pawn on `field` (0: off the board), forwards or back; arriving on the last
+        field follows `when_full` as `advance` does."""
+        i = self._lane(lane)
+        seat = _seat(player)
+        end = self.kind.lengths[i]
+        if type(field) is not int or not 0 <= field <= end:
+            raise FlowError(f"track '{self.kind.name}': lane {lane!r} has fields 0 to {end}, "
+                            f"not {field!r}")
+        row = self.s[0][seat]
+        old = row[i]
+        if field == old:
+            return
+        if old == end:
+            self.s[1][i].remove(seat)
+        if field == end:
+            field = self._arrive(i, seat)
+        row[i] = field
 
     def _send_back(self, lane: Any, player: Any) -> None:
         i = self._lane(lane)
@@ -155,6 +180,11 @@ class Track(Kind):
                               "field"),
         "send_back": Effect("track", "Track", "_send_back", {"lane": ANY, "player": PLAYER},
                             doc="the player's pawn in the lane goes back off the board"),
+        "move_to": Effect("track", "Track", "_move_to",
+                          {"lane": ANY, "player": PLAYER, "field": INT},
+                          doc="put the player's pawn in the lane on `field` (0: off the board), "
+                              "forwards or back; a full last field bumps or blocks as with "
+                              "`advance`"),
     }
 
     def declare(self, b: Any) -> None:

@@ -44,7 +44,12 @@ _VAR_TYPES = {bool: BOOL, int: INT, float: NUM, str: STR}
 LOAD_SECONDS = 5.0
 
 #: the keys a step may have besides its main key
-STEP_MODIFIERS = {"if": ("then", "else"), "for": ("do",), "choose": (), "together": ()}
+STEP_MODIFIERS = {"if": ("then", "else"), "for": ("do",), "repeat": ("do",), "choose": (),
+                  "together": ()}
+
+#: the flow's own step keys
+FLOW_KEYS = ["choose", "together", "if", "for", "repeat", "break", "next_player", "run", "let",
+             "set", "add", "say"]
 
 
 def _all_effects() -> dict[str, tuple[type[Kind], Any]]:
@@ -61,14 +66,12 @@ def _all_chances() -> dict[str, type[Kind]]:
 
 def keywords_short() -> list[str]:
     """The flow's own step keys, for hints (the kinds' effects are listed in the docs)."""
-    return ["choose", "together", "if", "for", "run", "let", "set", "add", "say",
-            *sorted(_all_chances()), "or an effect of a component"]
+    return [*FLOW_KEYS, *sorted(_all_chances()), "or an effect of a component"]
 
 
 def step_keywords() -> list[str]:
     """Every main key a step may have: the flow's own and those the kinds offer."""
-    return ["choose", "together", "if", "for", "run", "let", "set", "add", "say",
-            *_all_chances(), *_all_effects()]
+    return [*FLOW_KEYS, *_all_chances(), *_all_effects()]
 
 
 class Builder:
@@ -296,6 +299,11 @@ class GameBuild:
         #: a bit for each part of the game (variable, component) that checks read; bit 1
         #: is the start of the game, which no step writes
         self.bits: dict[str, int] = {"": 1}
+        #: how many `repeat`s enclose the steps being compiled (a `break` needs one)
+        self.loops = 0
+        end = self.data.get("end")
+        #: `end: {check: effects}`: the end is checked between the steps of an action too
+        self.check_effects = isinstance(end, dict) and end.get("check") == "effects"
 
     def param_lengths(self) -> None:
         """A list param's `length:` (a number, or an expression of the other params) is
@@ -327,12 +335,18 @@ class GameBuild:
         # variables
         gvar_init, pvar_init, resets_p, resets_g = {}, {}, [], []
         gvar_types, pvar_types = {}, {}
+        secret: list[str] = []
         for name, decl in (data.get("vars") or {}).items():
             init = decl.get("init", 0)
             t = _VAR_TYPES.get(type(init), ANY)
             if not self.name_is_free(("vars", name), decl.get("per") == "player"):
                 continue
+            if decl.get("secret") and decl.get("per") != "player":
+                b.error(("vars", name, "secret"), "only a player's variable can be secret: "
+                        "its owner alone sees it", "add per: player")
             if decl.get("per") == "player":
+                if decl.get("secret"):
+                    secret.append(name)
                 pvar_init[name], pvar_types[name] = init, t
                 if decl.get("reset") == "turn":
                     resets_p.append((name, init))
@@ -341,7 +355,7 @@ class GameBuild:
                 if decl.get("reset") == "turn":
                     resets_g.append((name, init))
         out.update(gvar_init=gvar_init, pvar_init=pvar_init, turn_resets_player=resets_p,
-                   turn_resets_game=resets_g)
+                   turn_resets_game=resets_g, secret_vars=frozenset(secret))
 
         # components: declare types first, compile their expressions once all names exist
         kinds: list[Kind] = []
@@ -389,8 +403,7 @@ class GameBuild:
             "active": Global(player_t, lambda st: st.players[st.active],
                              "st.players[st.active]"),
             "turn": Global(INT, lambda st: st.turn, "st.turn"),
-            "round": Global(INT, lambda st: (st.turn - 1) // st.n + 1,
-                            "((st.turn - 1) // st.n + 1)"),
+            "round": Global(INT, lambda st: st.round, "st.round"),
             "phase": Global(STR, lambda st: st.game.phases[st.phase][0]),
             "player_count": Global(INT, lambda st: st.n, "st.n"),
         }
@@ -441,8 +454,10 @@ class GameBuild:
         flow = data.get("flow") or {}
         procs = flow.get("procedures") or {}
         compiled_procs = self.procs
+        self.loops = 1  # a procedure may `break` the `repeat` it runs in (checked when run)
         for name, body in procs.items():
             compiled_procs[name] = self.steps(("flow", "procedures", name), body, self.scope)
+        self.loops = 0
         out["setup"] = self.steps(("flow", "setup"), flow.get("setup") or [], self.scope)
         out["phases"] = self.phases(flow)
         first = flow.get("first_player")
@@ -488,6 +503,7 @@ class GameBuild:
         out["end_conditions"] = conds
         out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m in conds])
         out["finish"] = end.get("finish", "now")
+        out["check_effects"] = self.check_effects
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["score_where"] = b.where(("score",))
         # what the end adds, in named parts: part of the score once the game is over
@@ -504,7 +520,7 @@ class GameBuild:
         # what `rulekit play` shows besides the components: lines of the game, of each player
         display = data.get("display") or {}
         for part, scope in (("game", self.scope), ("player", self.pscope),
-                            ("summary", self.pscope)):
+                            ("summary", self.pscope), ("private", self.pscope)):
             lines = display.get(part) or []
             paths = [("display", part)] if isinstance(lines, str) else [
                 ("display", part, i) for i in range(len(lines))]
@@ -746,6 +762,28 @@ class GameBuild:
             iterate, inner = b.bindings(p, value, scope)
             body = self.steps(path + ("do",), item.get("do") or [], inner)
             return S.ForEach(iterate or (lambda st, env: ()), body)
+        if key == "repeat":
+            return self.repeat_step(path, value, item.get("do") or [], scope)
+        if key == "break":
+            if value is not True:
+                b.error(p, "`break` takes `true`: `break: true` ends the innermost `repeat`")
+                return None
+            if not self.loops:
+                b.error(p, "`break` is not inside a `repeat`",
+                        "put it in the steps (`do:`) of a `repeat`, or in a procedure run there")
+                return None
+            return S.Break()
+        if key == "next_player":
+            who = b.expr(p, value, scope)
+            if who is None:
+                return None
+            if who.type is not self.player_t and who.type is not INT and who.type is not ANY:
+                b.error(p, f"`next_player` takes a player or a seat, got {who.type.name}",
+                        "for example next_player: active (an extra turn)")
+                return None
+            return S.NextPlayer(who.fn)
+        if key in _all_chances() and isinstance(value, dict):
+            return self.targeted_chance(p, key, value, scope)
         if key in ("run", *_all_chances()) and not isinstance(value, str):
             what = "a procedure" if key == "run" else "a component"
             b.error(p, f"`{key}` takes the name of {what}, not {_json_kind(value)}",
@@ -776,10 +814,72 @@ class GameBuild:
                 b.error(p, f"component '{value}' ({kind.kind}) cannot be used with `{key}`",
                         f"`{key}` takes a component of the kind {', '.join(kinds)}")
                 return None
+            if kind.per_player and chance.target:
+                b.error(p, f"'{value}' belongs to each player: say whose is meant",
+                        f"for example {key}: {{{chance.target}: player.{value}}}")
+                return None
             step = S.ChanceStep(key, kind.index, chance)
             step.writes = self.changes(frozenset((kind.name,)))
             return step
         return self.effect(p, key, value, scope)
+
+    def targeted_chance(self, path: Path_, key: str, value: dict, scope: Scope) -> S.Step | None:
+        """A chance step's mapping form: `roll: {dice: EXPR, only: EXPR}`, the component
+        given by an expression (a player's dice, one of several) and the kind's arguments."""
+        b = self.b
+        kinds = [c for c in REGISTRY.values() if key in c.chances and c.chances[key].target]
+        if not kinds:
+            b.error(path, f"`{key}` takes the name of a component, not a mapping",
+                    f"for example {key}: dice")
+            return None
+        chance = kinds[0].chances[key]
+        allowed = [chance.target, *chance.args]
+        for arg in value:
+            if arg not in allowed:
+                b.unknown(path + (arg,), f"argument of `{key}`", arg, allowed, key=True)
+        if chance.target not in value:
+            b.error(path, f"`{key}` needs {chance.target}: the component, as an expression",
+                    f"for example {key}: {{{chance.target}: player.{chance.target}}}")
+            return None
+        target = b.expr(path + (chance.target,), value[chance.target], scope)
+        if target is None:
+            return None
+        if getattr(target.type, "name", None) != chance.target_type:
+            b.error(path + (chance.target,), f"`{key}` needs {chance.target_type} as "
+                    f"{chance.target}, got {target.type.name}",
+                    f"name a component (or a player's component) of the kind that offers `{key}`")
+            return None
+        component = next((k for k in self.kinds.values() if isinstance(k, kinds[0])), None)
+        if component is None:
+            return None
+        args = []
+        for a, t in chance.args.items():
+            c = b.expr(path + (a,), value[a], scope, t) if a in value else None
+            args.append(c.fn if c is not None else None)
+        step = S.TargetedChance(key, component.index, chance, target.fn, args)
+        step.writes = self.changes(target.reads)
+        return step
+
+    def repeat_step(self, path: Path_, value: Any, body: Any, scope: Scope) -> S.Step | None:
+        """`repeat: {while: C, until: C, max: N}` with `do: [steps]`: a bounded loop."""
+        b = self.b
+        p = path + ("repeat",)
+        if not isinstance(value, dict):
+            b.error(p, "`repeat` takes a mapping: while, until, max (each optional)",
+                    "for example repeat: {until: \"turn_total >= 20\", max: 100}")
+            return None
+        conds = [b.fn(p + (k,), value[k], scope, BOOL) if k in value else None
+                 for k in ("while", "until")]
+        cap = b.fn(p + ("max",), value["max"], scope, INT) if "max" in value else (
+            lambda st, env: S.DEFAULT_REPEAT_MAX)
+        if not body:
+            b.error(path, "a `repeat` needs steps to repeat", "add do: [steps]")
+        self.loops += 1
+        try:
+            steps = self.steps(path + ("do",), body, scope)
+        finally:
+            self.loops -= 1
+        return S.Repeat(steps, cap, *conds)
 
     def set_step(self, path: Path_, value: Any, scope: Scope, add: bool) -> S.Step | None:
         b = self.b
@@ -931,6 +1031,8 @@ class GameBuild:
         option = S.Option(iterate, [(n, c.fn) for n, c in lets],
                           cond.fn if cond is not None else None,
                           label.fn if label is not None else _broken, steps)
+        if self.check_effects:  # the end is checked between an action's steps: a frame each
+            option.steps = tuple(option.steps)
         if b.diags or label is None or ("if" in opt and cond is None):
             return option
         made = codegen.option_generator(outer, scope, iterate, lets, cond, label,

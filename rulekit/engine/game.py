@@ -44,9 +44,10 @@ class Game:
 
     def render(self, st: State, seat: int | None, compact: bool = False) -> str:
         """The shared components and the file's `display.game` lines, then one block per
-        player: score, their own parts and the `display.player` lines; `seat` sees only
-        what it may. `compact`: every other player in one line, their `display.summary`
-        (when the file has one)."""
+        player: score, their own parts and the `display.player` lines (and the
+        `display.private` ones for that player alone); `seat` sees only what it may.
+        `compact`: every other player in one line, their `display.summary` (when the file
+        has one)."""
         parts = [text for kind in self.components if (text := kind.render(st, seat))]
         parts += self._display(st, self.display_game, None)
         scores = st.scores()
@@ -61,15 +62,20 @@ class Game:
                 continue
             parts.append(head)
             own = [text for kind in self.components if (text := kind.render_player(st, p, seat))]
-            own += self._display(st, self.display_player, st.players[p])
+            own += self.display(st, p, seat)
             parts += ["  " + line for text in own for line in text.split("\n")]
         return "\n".join(parts)
 
-    def display(self, st: State, player: int | None) -> list[str]:
-        """The file's `display` lines of the game (player None) or of one player."""
+    def display(self, st: State, player: int | None, seat: int | None = None) -> list[str]:
+        """The file's `display` lines of the game (player None) or of one player, as a
+        person at `seat` sees them: a player's `private` lines only for that player (and
+        an observer, None)."""
         if player is None:
             return self._display(st, self.display_game, None)
-        return self._display(st, self.display_player, st.players[player])
+        lines = self._display(st, self.display_player, st.players[player])
+        if seat is None or seat == player:
+            lines += self._display(st, self.display_private, st.players[player])
+        return lines
 
     @staticmethod
     def _display(st: State, lines: list, player: Any) -> list[str]:

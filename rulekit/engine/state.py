@@ -81,6 +81,8 @@ class State:
         self.active = 0
         self.start = 0
         self.turn = 0
+        self.round = 0
+        self._next_seat: int | None = None  # set by a `next_player` step for the next turn
         self.phase = 0
         self.over = False
         self.end_reason: str | None = None
@@ -175,7 +177,7 @@ class State:
         elif chosen.steps.__class__ is Effects:
             self._effects(chosen)
         elif chosen.steps:
-            self._stack.append(SeqFrame(chosen.steps, chosen.env))
+            self._stack.append(SeqFrame(chosen.steps, chosen.env, "", self.game.check_effects))
         self._run()
 
     def _effects(self, action: Action) -> None:
@@ -199,7 +201,7 @@ class State:
         return self._chance(step, outcome)
 
     def _chance(self, step: Any, outcome: Any) -> Any:
-        view = self.gviews[step.component]
+        view = step.view(self)
         if outcome is None:
             outcome = step.chance.sample(view, self.rng)
         else:
@@ -252,12 +254,14 @@ class State:
         return made
 
     @_metered
-    def scores(self) -> list[int]:
+    def scores(self) -> list[int | float]:
         fn = self.game.score
         out = []
         try:
             for p in self.players:
-                out.append(int(round(fn(self, {"player": p}))))
+                value = fn(self, {"player": p})
+                # whole scores are ints; a fraction (a return such as -1/(n-1)) stays exact
+                out.append(int(value) if value == int(value) else value)
         except RUNTIME_ERRORS as exc:
             raise _failed(self.game.score_where, "the score", exc) from exc
         return out
@@ -401,8 +405,7 @@ class State:
     def secret_chances(self) -> frozenset[str]:
         """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);
         by name, so a name that is secret for one kind is dropped for all (never too little)."""
-        return frozenset(name for kind in self.game.components
-                         for name, c in type(kind).chances.items() if not c.public)
+        return frozenset(name for kind in self.game.components for name in kind.secret_chances())
 
     def _view_seed(self, seat: int) -> int:
         """A seed drawn from `view(seat)` alone: what the seat sees, nothing hidden.
@@ -437,11 +440,19 @@ class State:
             "is_over": self.over,
             "end_reason": self.end_reason,
             "vars": dict(self.gvars),
-            "player_vars": [dict(p) for p in self.pvars],
+            "player_vars": [self._vars_seen(p, seat) for p in range(self.n)],
             "components": {k.name: k.snapshot(self, seat) for k in g.components},
             "legal_actions": [a.label for a in self._pending.actions]
             if self._pending is not None and (seat is None or seat == self._pending.seat) else [],
         }
+
+    def _vars_seen(self, player: int, seat: int | None) -> dict:
+        """A player's variables as `seat` sees them: another player's secret ones as None."""
+        own = dict(self.pvars[player])
+        if seat is not None and seat != player:
+            for name in self.game.secret_vars:
+                own[name] = None
+        return own
 
     @_metered
     def render(self, seat: int | None = None, compact: bool = False) -> str:
@@ -538,7 +549,8 @@ class State:
                     else:
                         for action in reversed(choices):
                             if action.steps:
-                                stack.append(SeqFrame(action.steps, action.env))
+                                stack.append(SeqFrame(action.steps, action.env, "",
+                                                      self.game.check_effects))
         except RulekitError:
             raise
         except RUNTIME_ERRORS as exc:
@@ -578,7 +590,8 @@ class State:
         game = self.game
         if finished == "setup":
             self.active = self.start = game.first_player(self) if game.first_player else 0
-            self.turn = 1
+            self.turn = self.round = 1
+            self._next_seat = None
         else:
             until = game.phases[self.phase][2]
             if until is not None and until(self, {}):
@@ -588,11 +601,21 @@ class State:
                     self.end_reason = self.end_reason or f"{game.phases[self.phase][0]} over"
                     return
                 self.phase += 1
-            self.active = (self.active + 1) % self.n
-            if self._ending and self.active == self.start:
+            n, prev, nxt = self.n, self.active, self._next_seat
+            if nxt is None:
+                self.active = (prev + 1) % n
+                new_round = self.active == self.start
+            else:
+                # a chosen next player: a round is complete when play passes the start
+                # player going left; an extra turn (the same player again) starts none
+                self._next_seat = None
+                self.active = nxt
+                new_round = (self.start - prev - 1) % n < (nxt - prev) % n
+            if self._ending and new_round:
                 self.over = True  # the round is complete: no turn begins, none is counted
                 return
             self.turn += 1
+            self.round += new_round
         for name, value in game.turn_resets_player:
             for p in self.pvars:
                 p[name] = value

@@ -248,6 +248,106 @@ class Run(Step):
         return False
 
 
+#: the most rounds of a `repeat` without `max:` (a loop without a cap of its own)
+DEFAULT_REPEAT_MAX = 1000
+
+#: where a `repeat` keeps its count of rounds in its frame's env: not a name a file can use
+_ROUNDS = "#rounds"
+
+
+class Repeat(Step):
+    """`repeat:` runs its steps again and again: while `while` holds (checked before each
+    round), until `until` holds (checked after each round), at most `max` rounds, or until
+    a `break` step inside ends it ("roll again until you stop or bust").
+
+    The body runs in a frame of its own that ends with a `RepeatTail`, which decides whether
+    another round follows; the count of rounds lives in that frame's env, so a paused loop
+    is plain data that `clone` copies.
+    """
+
+    pure = False
+
+    def __init__(self, body: tuple[Step, ...], cap: Fn, cond_while: Fn | None,
+                 cond_until: Fn | None) -> None:
+        self.cap = cap
+        self.cond_while = cond_while
+        self.cond_until = cond_until
+        self.steps = body + (RepeatTail(self),)
+
+    def run(self, st: State, env: dict) -> bool:
+        if self.cap(st, env) <= 0 or (self.cond_while is not None
+                                      and not self.cond_while(st, env)):
+            return False
+        inner = dict(env)
+        inner[_ROUNDS] = 0
+        st._stack.append(SeqFrame(self.steps, inner, "", st._stack[-1].checks))
+        return False
+
+
+class RepeatTail(Step):
+    """The last step of a `repeat`'s frame: starts the next round, or lets the frame end."""
+
+    pure = False
+
+    def __init__(self, loop: Repeat) -> None:
+        self.loop = loop
+
+    @property
+    def where(self) -> str:  # the `repeat` step's place: its conditions are evaluated here
+        return self.loop.where
+
+    def run(self, st: State, env: dict) -> bool:
+        loop = self.loop
+        rounds = env[_ROUNDS] + 1
+        env[_ROUNDS] = rounds
+        if rounds >= loop.cap(st, env):
+            return False
+        if loop.cond_until is not None and loop.cond_until(st, env):
+            return False
+        if loop.cond_while is not None and not loop.cond_while(st, env):
+            return False
+        st._stack[-1].i = 0  # this step runs in the loop's own frame: its next round
+        return False
+
+
+class Break(Step):
+    """`break: true` ends the innermost `repeat` at once: the rest of its round is skipped."""
+
+    pure = False
+
+    def run(self, st: State, env: dict) -> bool:
+        stack = st._stack
+        while stack:
+            frame = stack[-1]
+            steps = getattr(frame, "steps", ())
+            if len(stack) == 1:
+                break  # the turn itself is never popped here
+            stack.pop()
+            if steps and steps[-1].__class__ is RepeatTail:
+                return False
+        raise FlowError(f"{self.where}: `break` ran outside a `repeat`; a procedure with a "
+                        "`break` must be run inside a `repeat`'s steps")
+
+
+class NextPlayer(Step):
+    """`next_player: EXPR`: the player whose turn comes after this one (an extra turn when it
+    is the active player; the winner of a trick leads), instead of the next to the left."""
+
+    writes = 0  # no check reads whose turn comes next
+
+    def __init__(self, who: Fn) -> None:
+        self.who = who
+
+    def run(self, st: State, env: dict) -> bool:
+        who = self.who(st, env)
+        seat = who if who.__class__ is int else who.seat
+        if not 0 <= seat < st.n:
+            raise FlowError(f"{self.where}: next_player gave seat {seat}; the seats are 0 to "
+                            f"{st.n - 1}")
+        st._next_seat = seat
+        return False
+
+
 class ChanceStep(Step):
     """A roll, shuffle or deal: the game waits for `resolve_chance`."""
 
@@ -261,6 +361,36 @@ class ChanceStep(Step):
     def run(self, st: State, env: dict) -> bool:
         st._pending_chance = self
         return True
+
+    def view(self, st: State) -> Any:
+        """The view of the component the outcome applies to."""
+        return st.gviews[self.component]
+
+
+class TargetedChance(ChanceStep):
+    """A chance step in its mapping form, `roll: {dice: player.cup, only: [...]}`: the
+    component comes from an expression, and the kind prepares it with the arguments.
+
+    The target is evaluated again when the outcome arrives, in the env of the frame the
+    step paused in, so the paused game stays plain data that `clone` copies.
+    """
+
+    def __init__(self, name: str, component: int, chance: Any, target: Fn,
+                 args: list[Fn | None]) -> None:
+        super().__init__(name, component, chance)
+        self.target = target
+        self.args = args
+
+    def run(self, st: State, env: dict) -> bool:
+        view = self.target(st, env)
+        if self.chance.prepare is not None:
+            self.chance.prepare(view, *[a(st, env) if a is not None else None
+                                        for a in self.args])
+        st._pending_chance = self
+        return True
+
+    def view(self, st: State) -> Any:
+        return self.target(st, st._stack[-1].env)
 
 
 class Effects(tuple):
@@ -432,7 +562,7 @@ class Choose(Step):
             action = actions[0]
             st.log.append({"seat": seat, "action": action.label, "forced": True})
             if action.steps:
-                st._stack.append(SeqFrame(action.steps, action.env))
+                st._stack.append(SeqFrame(action.steps, action.env, "", st.game.check_effects))
             return False
         if actions:
             st._pending = Decision(seat, actions, None)

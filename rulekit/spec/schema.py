@@ -105,10 +105,23 @@ def _step() -> dict:
             {"type": "object", "required": ["to", "text"], "additionalProperties": False,
              "description": "a line only one player (and an observer) sees",
              "properties": {"to": EXPR, "text": {"type": "string"}}}]},
+        "repeat": {"type": "object", "additionalProperties": False,
+                   "description": "runs `do:` again and again: while `while` holds (before "
+                                  "each round), until `until` holds (after each round), at "
+                                  "most `max` rounds (default 1000), or until a `break`",
+                   "properties": {"while": EXPR, "until": EXPR, "max": EXPR}},
+        "break": {"const": True, "description": "ends the innermost `repeat` at once"},
+        "next_player": {**EXPR, "description": "the player (or seat) whose turn comes next, "
+                                               "instead of the next to the left"},
     }
     for cls in REGISTRY.values():
         for name, chance in cls.chances.items():
             props[name] = {"type": "string", "description": chance.doc or "a component's name"}
+            if chance.target:
+                args = {chance.target: EXPR} | {a: EXPR for a in chance.args}
+                props[name] = {"description": props[name]["description"], "anyOf": [
+                    {"type": "string"}, {"type": "object", "required": [chance.target],
+                                         "properties": args, "additionalProperties": False}]}
         for name, eff in cls.effects.items():
             args = {eff.target: EXPR} | {a: EXPR for a in eff.args}
             props[name] = {"type": "object", "description": eff.doc, "properties": args,
@@ -173,6 +186,8 @@ def _display() -> dict:
             "summary": lines | {"description": "an opponent in one line while a person "
                                                "decides (parts joined by ' | '); `player` "
                                                "is that player"},
+            "private": lines | {"description": "lines in each player's block that only that "
+                                               "player sees (secret dice, a secret goal)"},
         },
     }
 
@@ -202,6 +217,8 @@ def game_schema() -> dict:
                 "properties": {"per": {"enum": ["player", "game"]},
                                "init": {"type": ["integer", "number", "boolean", "string"]},
                                "reset": {"enum": ["turn", "never"]},
+                               "secret": {"type": "boolean", "description": "with `per: "
+                                          "player`: only its owner sees it in view(seat)"},
                                "doc": {"type": "string"}}}},
             "components": {"type": "object", "propertyNames": NAME,
                            "additionalProperties": {"$ref": "#/$defs/component"}},
@@ -240,7 +257,12 @@ def game_schema() -> dict:
                                        "description": "what the end of the game adds to "
                                        "each player's score (`player` is the player), or "
                                        "named parts of it; a section of its own in "
-                                       "`rulekit play`"}}},
+                                       "`rulekit play`"},
+                                   "check": {"enum": ["steps", "effects"],
+                                             "description": "when the end is checked: after "
+                                             "every step of a turn, an action's effects "
+                                             "counting as one (steps, the default), or after "
+                                             "every effect, also inside an action (effects)"}}},
             "score": EXPR,
             "score_bounds": {
                 "type": "object", "additionalProperties": False, "minProperties": 1,

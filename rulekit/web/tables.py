@@ -180,7 +180,7 @@ class Table:
             own = "".join(kind.html_player(st, p, seat) for kind in game.components)
             players.append({"seat": p, "name": self.name(p, seat), "score": scores[p],
                             "active": p == st.active and not st.is_over,
-                            "display": game.display(st, p), "html": own})
+                            "display": game.display(st, p, seat), "html": own})
         return {
             "game": game.name, "table": self.id, "seat": seat, "players": st.n,
             "version": self.version, "turn": st.turn,
