@@ -17,7 +17,7 @@ from rulekit.agents import GreedyAgent
 from rulekit.errors import ChanceError, GameFileError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "games" / "examples"
-LIARS = EXAMPLES / "liars_dice.yaml"
+LIARS = EXAMPLES / "liars-dice.yaml"
 YACHT = EXAMPLES / "yacht.yaml"
 
 FIVE = {"d1": 2, "d2": 6, "d3": 3, "d4": 6, "d5": 1}

@@ -26,7 +26,7 @@ def test_every_example_plays_in_the_terminal_to_a_result(path: Path):
     assert "game over after" in result.output and "winner" in result.output
 
 
-CANT_STOP = Path(__file__).resolve().parent.parent / "games" / "examples" / "cant_stop.yaml"
+CANT_STOP = Path(__file__).resolve().parent.parent / "games" / "examples" / "cant-stop.yaml"
 
 
 def dice(*faces: int) -> dict:
@@ -92,7 +92,7 @@ def test_cant_stop_a_claimed_column_sends_the_others_back_and_wins():
     assert st.end_text() == "player 1 claimed 2 columns"
 
 
-@pytest.mark.parametrize("name", ["liars_dice", "yacht"])
+@pytest.mark.parametrize("name", ["liars-dice", "yacht"])
 def test_a_logged_example_replays_to_the_same_result(tmp_path, name):
     import shutil
 

@@ -171,7 +171,7 @@ def test_yacht_scores_every_category_as_openspiel(faces: list[int]) -> None:
 def test_liars_dice_plays_as_openspiel_with_equal_returns(numdice: int) -> None:
     # OpenSpiel rolls die by die, player 0's first; the YAML game rolls a player's cup at once
     for seed in range(15):
-        ours, theirs = play_both("liars_dice.yaml", "liars_dice", 2, seed,
+        ours, theirs = play_both("liars-dice.yaml", "liars_dice", 2, seed,
                                  lambda st, text, a: {f"d{i + 1}": x + 1 for i, x in enumerate(a)},
                                  {"numdice": numdice}, {"numdice": numdice},
                                  dice_per_roll=numdice)

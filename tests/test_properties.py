@@ -238,8 +238,8 @@ def cant_stop_scores(game, view):
 
 RECOMPUTE = {"qwixx": qwixx_scores, "levelx": levelx_scores, "domino": domino_scores,
              "connect-four": connect_four_scores, "oh-hell": oh_hell_scores,
-             "pig": pig_scores, "yacht": yacht_scores, "liars_dice": liars_dice_scores,
-             "cant_stop": cant_stop_scores}
+             "pig": pig_scores, "yacht": yacht_scores, "liars-dice": liars_dice_scores,
+             "cant-stop": cant_stop_scores}
 
 
 def recompute(path, game, view):
