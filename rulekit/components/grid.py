@@ -262,14 +262,15 @@ class Grid(Kind):
         click works whatever the labels' words are (`x3`, `drop 3`, `c3`)."""
         if seat is None or st.is_over or st.current_player != seat:
             return {}
-        actions = st.legal_actions()
-        if len(actions) > MAX_PREVIEWS:
+        if len(st.legal_actions()) > MAX_PREVIEWS:
             return {}  # left to the buttons: the drawing stays quick
         before = st.comps[self.index]
+        # the copy's work is counted on a copy: looking at the page costs the game nothing
+        trial = st.clone()
         out: dict[int, list[str]] = {}
-        for a in actions:
+        for a in trial.legal_actions():
             try:
-                after = st.preview(a).comps[self.index]
+                after = trial.preview(a).comps[self.index]
             except RulekitError:
                 continue  # a choice that fails on the copy is not drawn as a cell
             changed = [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
