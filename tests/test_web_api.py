@@ -568,7 +568,7 @@ def test_connect_four_is_played_to_the_end_and_a_column_picks_the_piece_dropped_
 
 def test_a_cell_that_several_choices_fill_picks_each_of_them(tmp_path: Path) -> None:
     """A board where either piece may go into any cell: a cell picks both choices, and a
-    column (several cells to fill) picks nothing as a whole."""
+    column (several cells to fill) picks nothing as a whole. A piece's name is text."""
     import html
     import re
 
@@ -577,7 +577,7 @@ rulekit: 1
 name: Either Piece
 players: {min: 2, max: 2}
 components:
-  board: {kind: grid, rows: 2, columns: 2, pieces: [red, o]}
+  board: {kind: grid, rows: 2, columns: 2, pieces: [red, "<o>"]}
 flow:
   turn:
     - choose:
@@ -598,12 +598,16 @@ score: "0"
     assert column_picks(page) == {}
     cells = {(int(r), int(k)): json.loads(html.unescape(labels)) for r, k, labels in
              re.findall(r'class="hole" data-cell="(\d),(\d)"[^>]* data-picks="([^"]*)"', page)}
-    assert cells == {(r, k): [f"red at {r} {k}", f"o at {r} {k}"]
+    assert cells == {(r, k): [f"red at {r} {k}", f"<o> at {r} {k}"]
                      for r in range(2) for k in range(2)}
     v = view(c, token)
     assert move(c, token, "red at 1 0", v["version"]).status_code == 200
+    while not (v := view(c, token))["over"]:
+        assert move(c, token, v["choices"][-1], v["version"]).status_code == 200
     page = c.get(f"/seat/{token}").text
     assert 'data-piece="red" style="--c:red"' in page  # a piece named by a colour has it
+    assert 'data-piece="&lt;o&gt;" style="--c:#e5b800"' in page  # else the palette's
+    assert "<o>" not in page
 
 
 def test_oh_hell_is_played_to_the_end_with_cards_clicked_by_their_names() -> None:
