@@ -4,7 +4,8 @@ Every text a game gives (names, labels, values) is escaped here, so a game file 
 markup into a page. Colours come from names (a row or die called `red` is red) only when
 the name is one of a few colour words; anything else gets the neutral style. A piece a
 person may act on carries `data-pick`: its name as the labels of choices write it (the
-page's script makes it clickable when a label does).
+page's script makes it clickable when a label does), or `data-picks`: the labels of the
+choices it stands for, when the drawing found them itself (a grid's cells).
 """
 
 from __future__ import annotations
