@@ -34,6 +34,7 @@ from rulekit.web.tables import Limits  # noqa: E402
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 FILES = {k: str(GAMES / f"{k}.yaml") for k in ("qwixx", "domino7", "domino-fives")}
+EXAMPLES = {k: str(GAMES / "examples" / f"{k}.yaml") for k in ("connect-four", "oh-hell")}
 
 
 def client(db: Path | str = ":memory:", limits: Limits | None = None,
@@ -158,9 +159,31 @@ def test_the_form_starts_a_game_with_params_and_a_link_for_each_person() -> None
     assert bad.status_code == 400 and "penalty_points" in bad.text and "<form" in bad.text
 
 
-def test_another_seats_hand_never_reaches_a_seat_in_json_html_or_events() -> None:
-    c = client()
-    tokens = start(c, "domino-fives", ["human", "human"], seed=11)
+def other_tiles(views: dict[int, dict], seat: int) -> list[str]:
+    """Domino: the tiles of the other seats' hands."""
+    return [t for other, v in views.items() if other != seat
+            for t in v["components"]["hand"]["hands"][other]["tiles"]]
+
+
+def unseen_cards(views: dict[int, dict], seat: int) -> list[str]:
+    """Oh Hell: the cards of the deck that `seat` sees in no zone (the other hands, the
+    stock), worked out from the seat's own view of the deck."""
+    zones = views[seat]["components"]["cards"]
+    seen = {c for z in zones.values() for pile in (z if isinstance(z, list) else [z])
+            for c in pile.get("cards", [])}
+    return [f"{r}{s}" for s in "CDHS" for r in "23456789TJQKA" if f"{r}{s}" not in seen]
+
+
+@pytest.mark.parametrize("game, seats, hidden", [
+    ("domino-fives", 2, other_tiles),
+    ("oh-hell", 3, unseen_cards),
+])
+def test_another_seats_hand_never_reaches_a_seat_in_json_html_or_events(
+        game: str, seats: int, hidden: object) -> None:
+    import re
+
+    c = client(files={**FILES, **EXAMPLES})
+    tokens = start(c, game, ["human"] * seats, seed=11)
     app = c.app
 
     def texts(seat: int) -> str:
@@ -174,14 +197,18 @@ def test_another_seats_hand_never_reaches_a_seat_in_json_html_or_events() -> Non
                     break
         return "\n".join(out)
 
-    for _ in range(3):  # a few moves in, from both sides
-        for seat, other in ((0, 1), (1, 0)):
-            hand = view(c, tokens[other])["components"]["hand"]["hands"][other]["tiles"]
+    for _ in range(3):  # a few moves in, from every side
+        views = {seat: view(c, token) for seat, token in tokens.items()}
+        for seat in tokens:
+            names = hidden(views, seat)
             seen = texts(seat)
-            assert hand and not [t for t in hand if t in seen]
+            # a name as a word of its own (a token's letters may hold "2C" by chance)
+            leaked = [n for n in names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])",
+                                                     seen)]
+            assert names and not leaked
             assert "deal: done (hidden)" in seen and '"hand"' in seen
-        v = view(c, tokens[0])
-        mover = view(c, tokens[v["deciding"]])
+        v = views[0]
+        mover = views[v["deciding"]]
         assert move(c, tokens[v["deciding"]], mover["choices"][0],
                     mover["version"]).status_code == 200
     # the log holds every hand: not before the game is over
@@ -488,3 +515,155 @@ def test_supplies_and_stacks_are_drawn_with_what_is_left_and_what_each_player_wo
         held = [int(x) for x in re.findall(r'data-item="(\d+)"', part)]
         assert held == comps["bonus"]["held"][seat]
     assert any(comps["bonus"]["held"])  # with this seed a bonus tile was won
+
+
+def drawn_cells(page: str) -> dict[tuple[int, int], tuple[str, int]]:
+    """The pieces of a grid's drawing: (row, column) -> (piece, height on the page)."""
+    import re
+
+    return {(int(r), int(c)): (piece, int(cy)) for r, c, cy, piece in re.findall(
+        r'<circle class="piece" data-cell="(\d+),(\d+)" cx="\d+" cy="(\d+)" r="\d+" '
+        r'data-piece="([^"]*)"', page)}
+
+
+def column_picks(page: str) -> dict[int, str]:
+    import re
+
+    return {int(c): label for c, label in
+            re.findall(r'<g class="column" data-column="(\d+)" data-pick="([^"]*)"', page)}
+
+
+def test_connect_four_is_played_to_the_end_and_a_column_picks_the_piece_dropped_in_it(
+        ) -> None:
+    from test_connect_four import DRAW
+
+    c = client(files=EXAMPLES)
+    tokens = start(c, "connect-four", ["human", "human"], seed=1)
+    # the seat to move clicks columns (each picks the choice that drops a piece into it);
+    # the other seat's board has nothing to click
+    assert column_picks(c.get(f"/seat/{tokens[0]}").text) == {k: f"x{k}" for k in range(7)}
+    assert column_picks(c.get(f"/seat/{tokens[1]}").text) == {}
+    for i, column in enumerate(DRAW):  # a game that fills the board: a draw
+        seat = i % 2
+        v = view(c, tokens[seat])
+        top = v["components"]["board"]["rows"][5]  # a full column picks nothing any more
+        assert column_picks(c.get(f"/seat/{tokens[seat]}").text) == {
+            k: f"{'xo'[seat]}{k}" for k in range(7) if top[k] == ""}
+        assert move(c, tokens[seat], f"{'xo'[seat]}{column}", v["version"]).status_code == 200
+    end = view(c, tokens[0])
+    assert end["over"] and end["end"] == "the board is full: a draw" and end["scores"] == [0, 0]
+    page = c.get(f"/seat/{tokens[0]}").text
+    rows = end["components"]["board"]["rows"]
+    # every piece drawn where it stands, row 0 at the bottom (the largest height)
+    assert drawn_cells(page) == {(r, k): (rows[r][k], (5 - r) * 40 + 20)
+                                 for r in range(6) for k in range(7)}
+    assert column_picks(page) == {} and "data-picks" not in page
+    # a game won: the winner's line is told, the scores are +1 and -1
+    tokens = start(c, "connect-four", ["human", "human"], seed=2)
+    won = play_out(c, tokens, seed=5)
+    assert sorted(won["scores"]) == [-1, 1] and "in a line" in won["end"]
+    assert len(drawn_cells(c.get(f"/seat/{tokens[0]}").text)) == sum(
+        x != "" for row in won["components"]["board"]["rows"] for x in row)
+
+
+def test_a_cell_that_several_choices_fill_picks_each_of_them(tmp_path: Path) -> None:
+    """A board where either piece may go into any cell: a cell picks both choices, and a
+    column (several cells to fill) picks nothing as a whole. A piece's name is text."""
+    import html
+    import re
+
+    (tmp_path / "either.yaml").write_text("""\
+rulekit: 1
+name: Either Piece
+players: {min: 2, max: 2}
+components:
+  board: {kind: grid, rows: 2, columns: 2, pieces: [red, "<o>"]}
+flow:
+  turn:
+    - choose:
+        options:
+          - for: "i in range(8)"
+            if: "board.is_empty(i % 4 // 2, i % 2)"
+            label: "{board.pieces[i // 4]} at {i % 4 // 2} {i % 2}"
+            do:
+              - place: {grid: board, row: "i % 4 // 2", column: "i % 2",
+                        piece: "board.pieces[i // 4]"}
+end:
+  when: board.full
+score: "0"
+""")
+    c = client(files={"either": str(tmp_path / "either.yaml")})
+    token = start(c, "either", ["human", "random"])[0]
+    page = c.get(f"/seat/{token}").text
+    assert column_picks(page) == {}
+    cells = {(int(r), int(k)): json.loads(html.unescape(labels)) for r, k, labels in
+             re.findall(r'class="hole" data-cell="(\d),(\d)"[^>]* data-picks="([^"]*)"', page)}
+    assert cells == {(r, k): [f"red at {r} {k}", f"<o> at {r} {k}"]
+                     for r in range(2) for k in range(2)}
+    v = view(c, token)
+    assert move(c, token, "red at 1 0", v["version"]).status_code == 200
+    while not (v := view(c, token))["over"]:
+        assert move(c, token, v["choices"][-1], v["version"]).status_code == 200
+    page = c.get(f"/seat/{token}").text
+    assert 'data-piece="red" style="--c:red"' in page  # a piece named by a colour has it
+    assert 'data-piece="&lt;o&gt;" style="--c:#e5b800"' in page  # else the palette's
+    assert "<o>" not in page
+
+
+def test_oh_hell_is_played_to_the_end_with_cards_clicked_by_their_names() -> None:
+    import re
+
+    c = client(files=EXAMPLES)
+    tokens = start(c, "oh-hell", ["human"] * 3, seed=4, hands=[3, 2])
+    rng = random.Random(2)
+    checked = False
+    while not (v := view(c, tokens[0]))["over"]:
+        mover = view(c, tokens[v["deciding"]])
+        if not mover["choices"][0].startswith("bid") and not checked:
+            # a card to play: each legal card is a card of the seat's hand to click; the
+            # other hands are backs, as many as they hold
+            page = c.get(f"/seat/{tokens[mover['seat']]}").text
+            own = page.split(f'data-seat="{mover["seat"]}"')[1].split("</section>")[0]
+            hand = re.findall(r'data-card="(\w+)" data-pick="\1"', own)
+            assert hand == mover["components"]["cards"]["hand"][mover["seat"]]["cards"]
+            assert set(mover["choices"]) <= set(hand)
+            for other in {0, 1, 2} - {mover["seat"]}:
+                part = page.split(f'data-seat="{other}"')[1].split("</section>")[0]
+                size = mover["components"]["cards"]["hand"][other]["count"]
+                assert part.count('class="card back"') == size > 0
+                assert 'data-card="' not in part.split('data-zone="won"')[0]
+            checked = True
+        r = move(c, tokens[mover["seat"]], rng.choice(mover["choices"]), mover["version"])
+        assert r.status_code == 200, r.text
+    assert checked and v["end"] == "all 2 deals are played"
+    page = c.get(f"/seat/{tokens[0]}").text
+    # at the end every card of the last deal lies face up in the pile of the trick's
+    # winner, next to the card turned up
+    won = re.findall(r'data-zone="won" data-count="(\d+)"', page)
+    assert sum(map(int, won)) == 3 * 2
+    assert len(re.findall(r'<span class="card" data-card=', page)) == 3 * 2 + 1
+
+
+def test_lists_and_maps_are_drawn_as_their_values(tmp_path: Path) -> None:
+    import re
+
+    from test_containers import GAME
+
+    path = tmp_path / "containers.yaml"
+    # a value holding markup is shown as text
+    path.write_text(GAME.replace("'player ' + str(player.seat)", "'<b>' + str(player.seat)"))
+    c = client(files={"containers": str(path)})
+    tokens = start(c, "containers", ["human", "human"])
+    for seat, label in ((0, "claim red"), (1, "claim blue")):
+        v = view(c, tokens[seat])
+        assert move(c, tokens[seat], label, v["version"]).status_code == 200
+    page = c.get(f"/seat/{tokens[0]}").text
+    owner = page.split('data-map="owner"')[1].split("</div>")[0]
+    assert re.findall(r'data-key="(\w+)"><b>\w+</b>([^<]*)<', owner) == [
+        ("red", "&lt;b&gt;0"), ("blue", "&lt;b&gt;1"), ("green", "nobody")]
+    assert re.findall(r'class="item">(\d)<', page.split('data-list="passed"')[1]
+                      .split("</div>")[0]) == ["0", "1"]
+    for seat, colour in ((0, "red"), (1, "blue")):  # each player's list in their part
+        part = page.split(f'data-seat="{seat}"')[1].split("</section>")[0]
+        assert f'data-list="claimed" data-size="1"><span class="name">claimed</span>' \
+               f'<span class="item">{colour}</span>' in part

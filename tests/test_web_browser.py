@@ -1,7 +1,7 @@
 """`rulekit serve` in a real headless Chromium (Debian's, driven by Playwright): a Qwixx
-game and a level of Domino 7 played to the end by clicks (on buttons, sheet cells and
-tiles), two people at one table seeing each other's moves live, and screenshots of what a
-person sees."""
+game, a level of Domino 7 and a Connect Four game played to the end by clicks (on buttons,
+sheet cells, tiles and a board's columns), two people at one table seeing each other's
+moves live, and screenshots of what a person sees."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from rulekit.web.app import create_app  # noqa: E402
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 FILES = {k: str(GAMES / f"{k}.yaml") for k in ("qwixx", "domino7")}
+FILES["connect-four"] = str(GAMES / "examples" / "connect-four.yaml")
 #: Debian's Chromium, which .ci/run installs; Playwright's own download cannot run here
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: flags that keep a headless Chromium off the network it cannot reach, and root-safe
@@ -163,3 +164,50 @@ def test_two_people_see_each_others_moves_live(browser: Any, server: str) -> Non
     a.locator(".events li", has_text="player 1: pass").wait_for(timeout=10_000)
     first.close()
     second.close()
+
+
+def test_connect_four_is_played_to_the_end_by_clicking_the_boards_columns(
+        browser: Any, server: str, tmp_path: Path) -> None:
+    from PIL import Image
+
+    r = httpx.post(server + "/api/games", json={
+        "game": "connect-four", "seats": ["human", "random"], "seed": 3})
+    token = r.json()["seats"]["0"]["token"]
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    page.goto(f"{server}/seat/{token}")
+    # an empty board of 6 x 7 cells; each column is clicked to drop a piece into it
+    assert page.locator("figure.grid circle.hole").count() == 42
+    assert page.locator("figure.grid g.column.pickable").count() == 7
+    clicks = 0
+    while True:
+        page.wait_for_selector("g.column.pickable, section.result", timeout=15_000)
+        if page.query_selector("section.result"):
+            break
+        middle = 'g.column.pickable[data-column="3"]'  # the middle while it is open
+        click_and_wait(page, middle if page.query_selector(middle)
+                       else "g.column.pickable >> nth=0")
+        clicks += 1
+        assert page.locator('circle.piece[data-piece="x"]').count() == clicks
+        assert clicks <= 21
+    ours = page.locator('circle.piece[data-piece="x"]').count()
+    theirs = page.locator('circle.piece[data-piece="o"]').count()
+    assert ours == clicks and theirs in (clicks - 1, clicks)
+    assert "player 0 (you): x3" in page.inner_text(".events")
+    end = page.inner_text("section.result .end")
+    assert end in ("player 0 (x) has 4 in a line", "player 1 (o) has 4 in a line",
+                   "the board is full: a draw")
+    assert page.locator("figure.grid g.column.pickable").count() == 0
+    screenshot(page, tmp_path / "connect-four.png")
+    # the board's picture: each piece a disc in its colour (x the first of the palette's,
+    # o the second) on the blue board
+    page.locator("figure.grid svg").screenshot(path=str(tmp_path / "board.png"))
+    counts = Image.open(tmp_path / "board.png").convert("RGB").getcolors(1 << 24)
+
+    def pixels(colour: tuple[int, int, int]) -> int:
+        return sum(n for n, p in counts if all(abs(a - b) <= 24 for a, b in zip(p, colour)))
+
+    disc = 500  # a disc of radius 15 inside its rim, antialiased
+    assert pixels((204, 51, 51)) >= disc * ours and pixels((229, 184, 0)) >= disc * theirs
+    assert pixels((204, 51, 51)) < disc * 2 * ours  # nothing else is red
+    assert pixels((47, 95, 168)) > 20_000  # the board
+    page.close()

@@ -13,6 +13,7 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value, key_list
+from rulekit.components.markup import esc
 from rulekit.engine.steps import MAX_INT
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Type
@@ -232,6 +233,26 @@ class _Container(Kind):
             return ""
         return f"{self.name}: {self.text(st.comps[self.index][player])}"
 
+    def html(self, st: Any, seat: int | None) -> str:
+        if self.per_player or not self.config.get("show", True):
+            return ""
+        return self.markup(st.comps[self.index])
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        if not self.per_player or not self.config.get("show", True):
+            return ""
+        return self.markup(st.comps[self.index][player])
+
+    def markup(self, values: list) -> str:
+        """The values in a row of small boxes after the name (none: `(empty)`)."""
+        items = "".join(self.item(i, v) for i, v in enumerate(values)) or "(empty)"
+        return (f'<div class="{self.kind}" data-{self.kind}="{esc(self.name)}" '
+                f'data-size="{len(values)}"><span class="name">{esc(self.name)}</span>'
+                f"{items}</div>")
+
+    def item(self, place: int, value: Any) -> str:
+        return f'<span class="item">{esc(value)}</span>'
+
 
 _ITEMS_SCHEMA = {"description": "the type of the values: int (default), str or bool",
                  "enum": list(ITEM_TYPES)}
@@ -323,3 +344,8 @@ class MapKind(_Container):
 
     def text(self, values: list) -> str:
         return ", ".join(f"{k}: {v}" for k, v in zip(self.keys, values))
+
+    def item(self, place: int, value: Any) -> str:
+        key = self.keys[place]
+        return (f'<span class="entry" data-key="{esc(key)}"><b>{esc(key)}</b>{esc(value)}'
+                "</span>")

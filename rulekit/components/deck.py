@@ -17,6 +17,7 @@ from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
 from rulekit.components.fixed import MAX_ITEMS, fixed_value, hands_fit
+from rulekit.components.markup import card, card_backs, esc
 from rulekit.errors import FlowError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Scope
 from rulekit.expr.budget import charge
@@ -440,6 +441,32 @@ class Deck(Kind):
         return "\n".join(("your " if seat == player and z.seen_by == "owner" else "")
                          + _zone_text(z, p, h, seat)
                          for z, p, h in self._piles(st) if p == player)
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """The game-wide zones (the trick, the pile turned up, the stock) as cards."""
+        return "".join(self._zone_html(z, p, h, seat) for z, p, h in self._piles(st)
+                       if p is None)
+
+    def html_player(self, st: Any, player: int, seat: int | None) -> str:
+        """`player`'s zones as cards: faces where `seat` may see them, backs elsewhere."""
+        return "".join(self._zone_html(z, p, h, seat) for z, p, h in self._piles(st)
+                       if p == player)
+
+    def _zone_html(self, z: Zone, owner: int | None, cards: list[Card], seat: int | None,
+                   ) -> str:
+        """A zone's cards face up, or as many backs as it holds when `seat` may not see it
+        (nothing of a hidden card reaches the page). On a player's page every card shown is
+        a piece to click by its name: the ones a choice names become clickable."""
+        n = len(cards)
+        count = f'<span class="count">{n} card{"" if n == 1 else "s"}</span>'
+        head = (f'data-zone="{esc(z.name)}" data-count="{n}"><span class="name">'
+                f'{"your " if seat == owner is not None and z.seen_by == "owner" else ""}'
+                f"{esc(z.name)}</span>")
+        if not z.visible(owner, seat):
+            return f'<div class="zone hidden" {head}{card_backs(n)}{count}</div>'
+        faces = "".join(card(c.name, c.rank, c.suit, self.suits.index(c.suit),
+                             picks=seat is not None) for c in cards)
+        return f'<div class="zone" {head}{faces or "none"}{count if n > 1 else ""}</div>'
 
     # ---- the deal ---------------------------------------------------------------------------
     def _sample(self, view: DeckView, rng: Any) -> list[str]:

@@ -14,7 +14,8 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value
-from rulekit.errors import FlowError
+from rulekit.components.markup import board_svg
+from rulekit.errors import FlowError, RulekitError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 from rulekit.expr.budget import charge
 
@@ -22,6 +23,8 @@ from rulekit.expr.budget import charge
 MAX_SIDE = 100
 #: how an empty cell is drawn, and what `at` gives for it
 EMPTY = ""
+#: the most choices the browser's drawing looks ahead through to find the cell each fills
+MAX_PREVIEWS = 200
 
 
 class GridView:
@@ -246,3 +249,31 @@ class Grid(Kind):
             lines.append("  " + " ".join(f"{x:>{width}}" for x in cells))
         lines.append("  " + " ".join(f"{c:>{width}}" for c in range(cols)))
         return "\n".join(lines)
+
+    def html(self, st: Any, seat: int | None) -> str:
+        """The board as it stands, row 0 at the bottom; for the seat that decides, a click
+        on a cell (or a column, when a choice fills one cell of it) picks the choice."""
+        return board_svg(self.name, self.rows, self.columns, st.comps[self.index], self.pieces,
+                         self.targets(st, seat))
+
+    def targets(self, st: Any, seat: int | None) -> dict[int, list[str]]:
+        """The labels of `seat`'s choices by the one cell each would fill: found by trying
+        each choice on a copy (`preview`, which deals anew what the seat cannot see), so a
+        click works whatever the labels' words are (`x3`, `drop 3`, `c3`)."""
+        if seat is None or st.is_over or st.current_player != seat:
+            return {}
+        if len(st.legal_actions()) > MAX_PREVIEWS:
+            return {}  # left to the buttons: the drawing stays quick
+        before = st.comps[self.index]
+        # the copy's work is counted on a copy: looking at the page costs the game nothing
+        trial = st.clone()
+        out: dict[int, list[str]] = {}
+        for a in trial.legal_actions():
+            try:
+                after = trial.preview(a).comps[self.index]
+            except RulekitError:
+                continue  # a choice that fails on the copy is not drawn as a cell
+            changed = [i for i, (x, y) in enumerate(zip(before, after)) if x != y]
+            if len(changed) == 1 and before[changed[0]] == EMPTY:
+                out.setdefault(changed[0], []).append(a.label)
+        return out

@@ -4,17 +4,29 @@ Every text a game gives (names, labels, values) is escaped here, so a game file 
 markup into a page. Colours come from names (a row or die called `red` is red) only when
 the name is one of a few colour words; anything else gets the neutral style. A piece a
 person may act on carries `data-pick`: its name as the labels of choices write it (the
-page's script makes it clickable when a label does).
+page's script makes it clickable when a label does), or `data-picks`: the labels of the
+choices it stands for, when the drawing found them itself (a grid's cells).
 """
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 
 #: names that colour the piece they name (rows, dice); CSS knows each as a colour keyword
 COLOURS = frozenset({"red", "yellow", "green", "blue", "white", "black", "orange", "purple",
                      "grey", "gray", "pink", "brown", "magenta", "cyan"})
+
+#: the colours of pieces and suits whose names are no colour words, by their place in the
+#: file's order (the first two as far apart as the seats' pawns)
+PALETTE = ("#c33", "#e5b800", "#36c", "#393", "#939", "#399", "#666", "#963")
+
+#: the French suits' symbols, by the names and letters files give them, and their colours
+SUITS = {"c": ("\u2663", "black"), "clubs": ("\u2663", "black"),
+         "d": ("\u2666", "red"), "diamonds": ("\u2666", "red"),
+         "h": ("\u2665", "red"), "hearts": ("\u2665", "red"),
+         "s": ("\u2660", "black"), "spades": ("\u2660", "black")}
 
 #: where the pips of a six-sided die's faces sit, on a 3 x 3 grid (0..8, row by row)
 _PIPS = {1: (4,), 2: (0, 8), 3: (0, 4, 8), 4: (0, 2, 6, 8), 5: (0, 2, 4, 6, 8),
@@ -30,6 +42,22 @@ def colour_style(name: str) -> str:
     """A style attribute giving the piece its colour when its name is a colour word."""
     word = str(name).lower()
     return f' style="--c:{word}"' if word in COLOURS else ""
+
+
+def colour_of(name: str, place: int) -> str:
+    """A piece's colour: its name when that is a colour word, else by its place in the file."""
+    word = str(name).lower()
+    return word if word in COLOURS else PALETTE[place % len(PALETTE)]
+
+
+def pick(labels: list[str]) -> str:
+    """The attribute that makes a piece pick its choices when clicked: `data-pick` with the
+    label when one choice fits it, `data-picks` with the list of labels when several do."""
+    if not labels:
+        return ""
+    if len(labels) == 1:
+        return f' data-pick="{esc(labels[0])}"'
+    return f' data-picks="{esc(json.dumps(labels))}"'
 
 
 def pre(text: str, cls: str = "text") -> str:
@@ -106,3 +134,53 @@ def awards(name: str, items: list[Any], cls: str, caption: str, top: bool = Fals
                     f'data-item="{esc(v)}">{esc(v)}</span>' for i, v in enumerate(items))
     return (f'<div class="{cls}" data-stack="{esc(name)}" data-count="{len(items)}">'
             f'<span class="name">{esc(caption)}</span>{tiles or "none"}</div>')
+
+
+def board_svg(name: str, rows: int, columns: int, cells: list[str], pieces: list[str],
+              targets: dict[int, list[str]]) -> str:
+    """A grid of round cells, row 0 at the bottom as in the terminal, pieces coloured by
+    name, column numbers underneath. `targets` gives the choices that fill a cell (index
+    row * columns + column): a column where one cell is filled picks as a whole (a piece
+    dropped in), else each cell picks its own."""
+    colour = {p: colour_of(p, i) for i, p in enumerate(pieces)}
+    parts = []
+    for c in range(columns):
+        here = [i for i in range(c, rows * columns, columns) if i in targets]
+        whole = pick(targets[here[0]]) if len(here) == 1 else ""
+        items = [f'<rect class="column" x="{c * 40}" y="0" width="40" height="{rows * 40}"/>']
+        for r in range(rows):
+            i = r * columns + c
+            piece = cells[i]
+            at = f'data-cell="{r},{c}" cx="{c * 40 + 20}" cy="{(rows - 1 - r) * 40 + 20}" r="15"'
+            if piece:
+                items.append(f'<circle class="piece" {at} data-piece="{esc(piece)}" '
+                             f'style="--c:{colour.get(piece, "#888")}"><title>{esc(piece)}, '
+                             f"row {r}, column {c}</title></circle>")
+            else:
+                own = "" if whole or i not in targets else pick(targets[i])
+                items.append(f'<circle class="hole" {at}{own}/>')
+        items.append(f'<text x="{c * 40 + 20}" y="{rows * 40 + 15}" text-anchor="middle">{c}'
+                     "</text>")
+        parts.append(f'<g class="column" data-column="{c}"{whole}>{"".join(items)}</g>')
+    width = min(columns * 40, 640)
+    height = round(width * (rows * 40 + 20) / (columns * 40))
+    legend = "".join(f'<span class="key"><span class="dot" style="--c:{colour[p]}"></span>'
+                     f"{esc(p)}</span>" for p in pieces)
+    return (f'<figure class="grid" data-grid="{esc(name)}"><svg viewBox="0 0 {columns * 40} '
+            f'{rows * 40 + 20}" width="{width}" height="{height}">{"".join(parts)}</svg>'
+            f"<figcaption>{esc(name)}: {legend}</figcaption></figure>")
+
+
+def card(name: str, rank: Any, suit: str, place: int, picks: bool = False) -> str:
+    """A card face up: its rank and its suit (the symbol of a French suit, else its name),
+    in the suit's colour; with `picks`, a piece to click by its name (`QH`)."""
+    symbol, colour = SUITS.get(str(suit).lower(), (suit, colour_of(suit, place)))
+    picked = f' data-pick="{esc(name)}"' if picks else ""
+    return (f'<span class="card" data-card="{esc(name)}"{picked} style="--c:{colour}" '
+            f'title="{esc(name)}"><span class="rank">{esc(rank)}</span>'
+            f'<span class="suit">{esc(symbol)}</span></span>')
+
+
+def card_backs(count: int, most: int = 13) -> str:
+    """Cards face down: as many backs as there are cards (at most `most`), nothing more."""
+    return '<span class="card back"></span>' * min(count, most)

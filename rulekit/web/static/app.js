@@ -5,6 +5,8 @@
 // A piece drawn with `data-pick` (a sheet cell "red 7", a tile "3|12", a lane "5") can be
 // clicked too when the labels of the choices name it (its words in a row within a label):
 // one such choice is played at once; several are marked, for the person to pick one.
+// A piece with `data-picks` (a JSON list of labels: a grid's cell that several choices
+// fill) fits exactly those choices.
 "use strict";
 (function () {
   const main = document.getElementById("game");
@@ -23,12 +25,16 @@
   }
 
   function choicesFor(piece) {
-    return Array.from(main.querySelectorAll("button.choice"))
-      .filter((b) => names(b.dataset.label, piece.dataset.pick));
+    const buttons = Array.from(main.querySelectorAll("button.choice"));
+    if (piece.dataset.picks !== undefined) {
+      const labels = JSON.parse(piece.dataset.picks);
+      return buttons.filter((b) => labels.includes(b.dataset.label));
+    }
+    return buttons.filter((b) => names(b.dataset.label, piece.dataset.pick));
   }
 
   function markPieces() {
-    main.querySelectorAll("[data-pick]").forEach((piece) => {
+    main.querySelectorAll("[data-pick], [data-picks]").forEach((piece) => {
       piece.classList.toggle("pickable", choicesFor(piece).length > 0);
     });
   }
@@ -74,7 +80,7 @@
       play(button.dataset.label);
       return;
     }
-    const piece = event.target.closest("[data-pick].pickable");
+    const piece = event.target.closest("[data-pick].pickable, [data-picks].pickable");
     main.querySelectorAll("button.choice.picked").forEach((b) => b.classList.remove("picked"));
     const choices = main.querySelector(".choices");
     if (choices) choices.classList.remove("narrowed");
