@@ -44,6 +44,11 @@ class Chance:
     doc: str = ""
     #: False when the outcome is secret (a deal into hidden hands): shown to nobody in play
     public: bool = True
+    #: (view) -> every outcome with its probability, as independent parts: a list of
+    #: (key, [(value, probability), ...]) whose product is the distribution, the outcome
+    #: being the mapping key -> value. None where the outcomes are too many to list (a
+    #: shuffle): then the outcome can only be sampled. Adapters to other frameworks use it.
+    outcomes: Callable[[Any], list[tuple[str, list[tuple[Any, float]]]]] | None = None
 
 
 class Kind:

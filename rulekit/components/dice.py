@@ -200,6 +200,12 @@ class Dice(Kind):
                 return f"{name} shows 1 to {sides}, not {face!r}"
         return None
 
+    def _outcomes(self, view: DiceView) -> list[tuple[str, list[tuple[int, float]]]]:
+        """Each die still in the game is a part of its own: every face, equally likely."""
+        inp = view.s[1]
+        return [(n, [(face, 1 / self.sides[i]) for face in range(1, self.sides[i] + 1)])
+                for i, n in enumerate(self.names) if inp[i]]
+
     def _apply(self, view: DiceView, outcome: dict[str, int]) -> None:
         faces = view.s[0]
         pos = self.pos
@@ -213,5 +219,6 @@ Dice.chances = {
         check=lambda view, outcome: view.kind._check(view, outcome),
         apply=lambda view, outcome: view.kind._apply(view, outcome),
         doc="roll every die still in the game",
+        outcomes=lambda view: view.kind._outcomes(view),
     ),
 }
