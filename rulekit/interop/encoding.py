@@ -56,7 +56,7 @@ MAX_COUNTED_NUMBERS = 32
 #: the view's parts that are not encoded: the game's name, and the legal labels (a mask)
 _SKIPPED = ("game", "legal_actions")
 #: the largest magnitude a slot holds (the vector is 32-bit floats)
-_LARGEST = 1e30
+LARGEST = 1e30
 
 Path = tuple[str, ...]
 
@@ -213,8 +213,8 @@ def _clamp(value: float) -> float:
     try:
         number = float(value)
     except OverflowError:
-        return _LARGEST if value > 0 else -_LARGEST
-    return max(-_LARGEST, min(_LARGEST, number)) if number == number else 0.0
+        return LARGEST if value > 0 else -LARGEST
+    return max(-LARGEST, min(LARGEST, number)) if number == number else 0.0
 
 
 def _hashable(value: Any) -> Any:

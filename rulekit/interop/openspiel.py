@@ -99,9 +99,11 @@ def _hides_information(game: rulekit.Game) -> bool:
 class RulekitGame(pyspiel.Game):
     """A game file as an OpenSpiel game."""
 
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
+    def __init__(self, params: dict[str, Any] | None = None,
+                 game: rulekit.Game | None = None) -> None:
+        """The game the parameters name, or `game` itself (already loaded) when given."""
         params = {**DEFAULTS, **(params or {})}
-        game = load(params)
+        game = load(params) if game is None else game
         players = params["players"] or game.min_players
         if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
             raise RulekitError(f"{game.name} is for {game.min_players} to {game.max_players} "
