@@ -28,6 +28,12 @@ def load(file: str, **params: object) -> pyspiel.Game:
     return pyspiel.load_game("python_rulekit", {"file": str(file), **params})
 
 
+def chance(state: pyspiel.State, rng: np.random.RandomState) -> None:
+    """Resolve a chance node with the probabilities it states."""
+    ids, probs = zip(*state.chance_outcomes())
+    state.apply_action(int(rng.choice(ids, p=probs)))
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
 def test_openspiels_random_simulation_test_passes_on_every_shipped_game(path):
     game = load(path)
@@ -59,8 +65,7 @@ def test_action_strings_are_the_labels_and_ids_are_fixed_by_the_game():
     decisions = 0
     while not state.is_terminal():
         if state.is_chance_node():
-            ids, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(ids, p=probs)))
+            chance(state, rng)
             continue
         legal = state.legal_actions()
         labels = {a.label for a in state.rulekit_state.legal_actions()}
@@ -155,7 +160,7 @@ def test_the_information_state_remembers_what_the_seat_saw_before():
     moments, observations = set(), set()
     while len(moments) < 30:
         if state.is_chance_node():
-            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+            chance(state, rng)
             continue
         moments.add(state.information_state_string(0))
         observations.add(state.observation_string(0))
@@ -174,8 +179,7 @@ def test_openspiels_mcts_bot_plays_a_rulekit_game_to_the_end():
     moves = 0
     while not state.is_terminal():
         if state.is_chance_node():
-            ids, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(numbers.choice(ids, p=probs)))
+            chance(state, numbers)
         else:
             action = bot.step(state)
             assert action in state.legal_actions()
@@ -199,6 +203,11 @@ def test_bad_parameters_get_one_clear_message():
         load(GAMES / "qwixx.yaml", params="{a: [1")
     with pytest.raises(RulekitError, match="'samples' is a whole number"):
         load(GAMES / "qwixx.yaml", samples=0)
+    # the params are read like a game file, with its guards: aliases that multiply
+    bomb = ["a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]"] + [
+        f"{x}: &{x} [{', '.join(['*' + y] * 9)}]" for y, x in zip("abcdefgh", "bcdefghi")]
+    with pytest.raises(GameFileError, match="the parameter 'params'.*expands to more than"):
+        load(GAMES / "qwixx.yaml", params="{" + ", ".join(bomb) + "}")
 
 
 # a game whose labels are the faces of a 1000-sided die: new ones keep turning up

@@ -53,6 +53,9 @@ LAYOUT_EVERY = 4
 MAX_VALUES = 1024
 #: numbers of a list are counted value by value when it takes at most this many values
 MAX_COUNTED_NUMBERS = 32
+#: the most numbers of one list encoded by position, and the most slots in all
+MAX_POSITIONS = 1024
+MAX_SLOTS = 200_000
 #: the view's parts that are not encoded: the game's name, and the legal labels (a mask)
 _SKIPPED = ("game", "legal_actions")
 #: the largest magnitude a slot holds (the vector is 32-bit floats)
@@ -127,7 +130,7 @@ class Encoding:
             if place.is_list:
                 add("len", " length")
                 if place.list_numbers:
-                    for i in range(place.length):
+                    for i in range(min(place.length, MAX_POSITIONS)):
                         add(("at", i), f"[{i}]")
                 for value in sorted(place.values or (), key=_value_key):
                     add(("has", value), f" has {value}")
@@ -142,6 +145,9 @@ class Encoding:
                     add(("text", value), f" = {value}")
                 add("other", " = another text")
             self._slots[path] = slots
+            if len(names) > MAX_SLOTS:
+                raise RulekitError(f"cannot encode the game's views: they need more than "
+                                   f"{MAX_SLOTS} numbers")
         #: what each slot of the observation vector holds, for people and tests
         self.slot_names: tuple[str, ...] = tuple(names)
 
