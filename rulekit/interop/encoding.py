@@ -2,24 +2,24 @@
 
 OpenSpiel and PettingZoo want, before a game starts, a fixed number of action ids that
 mean the same action in every state, and an observation of fixed size. A rulekit label
-comes from the file's expressions ("red 7", "3 + 4", "6|4 left") and may depend on the
+comes from the file's expressions ("top 7", "3 + 4", "6|4 left") and may depend on the
 dice and the board, so its universe is not written anywhere: it is found by playing the
 game. `encoding_of(game)` explores it with random games from fixed seeds, over every
-player count the file allows. A rare label ("red 12" needs five crosses in red first)
+player count the file allows. A rare label (one that is legal only late in a game)
 may not turn up in a few hundred random games, but its words do: so the space holds, for
 each shape of label (its words and the spaces between them), every combination of the
-words met at each place ("red", "green" ... times 2 ... 12), or only the labels met when
+words met at each place ("top", "bottom" ... times 2 ... 12), or only the labels met when
 the combinations would be more than `MAX_COMBINATIONS`. Exploring stops when the second
 half of the games played added nothing to that space (at least `MIN_GAMES`, at most
 `MAX_GAMES` games); a game whose labels keep coming gets a `RulekitError` instead of an
-action space that would fail later. The labels, in natural order ("red 2" before
-"red 10"), are the ids: the same file with the same params gives the same ids in any
+action space that would fail later. The labels, in natural order ("top 2" before
+"top 10"), are the ids: the same file with the same params gives the same ids in any
 process. A label outside the space is an error when it is met.
 
 The observation is a flat vector built from `state.view(seat)` alone (what the seat may
 see), laid out from the views met while exploring: a number is one slot, a flag one slot,
 a text one slot per text met at that place (and one for any other), a list of values its
-length, each number by position, and a count per value met (a hand, the crossed cells).
+length, each number by position, and a count per value met (a hand, the marked cells).
 """
 
 from __future__ import annotations
@@ -315,7 +315,7 @@ class _Labels:
 
     def pooled(self) -> dict[tuple[str, ...], list[set[str]]]:
         """The words of each place, with the words of the same pattern (`7|7` is `9|9`,
-        `red` is `a`) met at other places: where a place shows two words of a pattern or
+        `top` is `a`) met at other places: where a place shows two words of a pattern or
         more, it takes every word of that pattern from such places."""
         kinds: dict[str, set[str]] = {}
         for words in self.words.values():

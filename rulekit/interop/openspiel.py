@@ -2,8 +2,8 @@
 
     import pyspiel
     import rulekit.interop.openspiel  # registers the game
-    game = pyspiel.load_game("python_rulekit", {"file": "qwixx", "players": 3,
-                                                "params": "{penalty_points: 4}"})
+    game = pyspiel.load_game("python_rulekit", {"file": "games/mygame.yaml", "players": 3,
+                                                "params": "{max_rounds: 8}"})
 
 Game parameters: `file` (a game file, or a shipped game's name), `players` (0: the
 file's least), `params` (the file's params to change, a YAML mapping) and `samples`

@@ -1,7 +1,7 @@
 """rulekit games as PettingZoo environments (AEC: one agent acts at a time).
 
     from rulekit.interop.pettingzoo import env
-    e = env("qwixx", players=3, penalty_points=4)   # a file or a shipped game's name
+    e = env("games/mygame.yaml", players=3, max_rounds=8)  # or a shipped game's name
     e.reset(seed=7)
     for agent in e.agent_iter():
         obs, reward, terminated, truncated, info = e.last()
