@@ -85,7 +85,7 @@ class _Place:
 
 
 @dataclass
-class _Chances:
+class Chances:
     """The chance steps met while exploring: whether any, whether one could only be
     sampled (a shuffle), the most values of one part, the most parts of one outcome."""
 
@@ -108,7 +108,7 @@ class Encoding:
     """Action ids and the observation layout of one game (with its params)."""
 
     def __init__(self, labels: list[str], places: dict[Path, _Place], games: int,
-                 players: range, chances: _Chances) -> None:
+                 players: range, chances: Chances) -> None:
         #: what the chance steps met while exploring were like
         self.chances = chances
         self.labels: tuple[str, ...] = tuple(sorted(labels, key=natural_key))
@@ -242,8 +242,6 @@ def _leaves(view: dict) -> Iterator[tuple[Path, Any]]:
             stack.extend((path + (str(k),), v) for k, v in value.items())
         elif isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
             stack.extend((path + (f"#{i}",), v) for i, v in enumerate(value))
-        elif isinstance(value, tuple):
-            yield path, list(value)
         else:
             yield path, value
 
@@ -259,8 +257,8 @@ def _record(places: dict[Path, _Place], view: dict) -> None:
             place.length = max(place.length, len(value))
             values = place.values if place.values is not None else set()
             for item in value:
-                if _is_number(item) or item is True or item is False:
-                    place.list_numbers = place.list_numbers or _is_number(item)
+                if _is_number(item):
+                    place.list_numbers = True
                 if len(values) <= MAX_VALUES:
                     values.add(_hashable(item))
             place.values = values
@@ -360,7 +358,7 @@ def _product(words: list[set[str]]) -> int:
 def explore(game: Game) -> Encoding:
     """Play random games from fixed seeds until no new label turns up (see the module)."""
     labels = _Labels()
-    chances = _Chances()
+    chances = Chances()
     places: dict[Path, _Place] = {}
     counts = range(game.min_players, game.max_players + 1)
     last_new = 0
@@ -389,7 +387,7 @@ def explore(game: Game) -> Encoding:
     return Encoding(sorted(space), places, played, counts, chances)
 
 
-def _play(game: Game, players: int, seed: int, labels: _Labels, chances: _Chances,
+def _play(game: Game, players: int, seed: int, labels: _Labels, chances: Chances,
           places: dict[Path, _Place] | None) -> None:
     """One random game; notes its labels, its chance steps and (with `places`) its views."""
     rng = random.Random(seed)

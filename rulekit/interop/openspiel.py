@@ -157,10 +157,14 @@ class RulekitGame(pyspiel.Game):
 
 class _Position:
     """What an OpenSpiel state holds: the rulekit state, a roll being put together part
-    by part, the count of chance steps, and each seat's digest of what it saw and chose.
+    by part, the count of chance steps, and what each seat saw and chose (for the
+    information state).
 
+    The seats' pasts are digests up to an earlier rulekit state, `base`, plus the steps
+    played since; they are brought up to date by replaying those steps only when an
+    information state is asked for, so that searches that never ask pay nothing for them.
     OpenSpiel copies a state by deep-copying its attributes: this one copies the rulekit
-    state with its cheap `clone` and shares the game."""
+    state with its cheap `clone` and shares the game and `base` (never changed)."""
 
     def __init__(self, game: RulekitGame, st: rulekit.State) -> None:
         self.game = game
@@ -169,6 +173,8 @@ class _Position:
         self.parts: list | None = None
         self.partial: dict[str, Any] = {}
         self.chances = 0
+        self.base = st.clone()
+        self.steps: list[tuple[int | None, Any]] = []  # (seat, label) or (None, outcome)
         self.seen = [b""] * st.n
         self.settle()
 
@@ -176,6 +182,7 @@ class _Position:
         c = copy.copy(self)
         c.st = self.st.clone()
         c.partial = dict(self.partial)
+        c.steps = list(self.steps)
         c.seen = list(self.seen)
         return c
 
@@ -185,6 +192,7 @@ class _Position:
         while st.is_chance and not self.partial and st.chance_outcomes() == []:
             st.resolve_chance({})
             self.chances += 1
+            self.steps.append((None, {}))
 
     def due_parts(self) -> list | None:
         if self.parts is None and not self.partial:
@@ -218,14 +226,14 @@ class _Position:
         self.parts = None
         self.partial = {}
         self.chances += 1
-        self.observe(None, None)
+        self.steps.append((None, outcome))
         self.settle()
 
     def apply(self, action: int) -> None:
         seat = self.st.current_player
         label = self.encoding.label(action)
         self.st.apply(label)
-        self.observe(seat, label)
+        self.steps.append((seat, label))
         self.settle()
 
     def chance_string(self, action: int) -> str:
@@ -235,14 +243,24 @@ class _Position:
         key, values = parts[len(self.partial)]
         return f"{key} {values[action][0]}" if 0 <= action < len(values) else f"#{action}"
 
-    def observe(self, seat: int | None, label: str | None) -> None:
-        """Each seat's digest takes in what it sees now (and the label it chose)."""
-        for s in range(self.st.n):
-            h = hashlib.sha256(self.seen[s])
-            if s == seat:
-                h.update(b"chose " + label.encode("utf-8"))
-            h.update(view_string(self.st, s).encode("utf-8"))
-            self.seen[s] = h.digest()
+    def past(self, seat: int) -> bytes:
+        """The digest of all `seat` saw after each step and the labels it chose."""
+        if self.steps:
+            st = self.base.clone()
+            for who, step in self.steps:
+                if who is None:
+                    st.resolve_chance(step)
+                else:
+                    st.apply(step)
+                for s in range(st.n):
+                    h = hashlib.sha256(self.seen[s])
+                    if s == who:
+                        h.update(b"chose " + step.encode("utf-8"))
+                    h.update(view_string(st, s).encode("utf-8"))
+                    self.seen[s] = h.digest()
+            self.base = st
+            self.steps = []
+        return self.seen[seat]
 
 
 def view_string(st: rulekit.State, seat: int) -> str:
@@ -320,7 +338,7 @@ class _Observer:
     def string_from(self, state: RulekitState, player: int) -> str:
         text = view_string(state.position.st, player)
         if self.recall:
-            return f"{text}\npast: {state.position.seen[player].hex()}"
+            return f"{text}\npast: {state.position.past(player).hex()}"
         return text
 
 
