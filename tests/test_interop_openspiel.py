@@ -112,6 +112,10 @@ def test_a_roll_is_offered_die_by_die_with_its_probabilities():
         state.apply_action(face - 1)
     assert shown == [f"{die} {face}" for die, face in faces.items()]
     assert state.rulekit_state.view(0)["components"]["dice"] == faces
+    # the observation tensor holds the faces, in the slots named after the dice
+    names = encoding.encoding_of(state.rulekit_state.game).slot_names
+    tensor = state.observation_tensor(1)
+    assert {die: tensor[names.index(f"components.dice.{die}")] for die in faces} == faces
     assert not state.is_chance_node()
     # the white sum, 7, may be crossed by the first seat
     assert "red 7" in {state.action_to_string(a) for a in state.legal_actions()}

@@ -93,11 +93,22 @@ def test_an_observation_never_shows_what_its_seat_cannot_see():
     assert not np.array_equal(seen[0][1], seen[1][1])  # seat 1 sees its own hand change
 
 
+def test_ansi_rendering_shows_the_game_to_an_observer():
+    e = env("domino-fives", render_mode="ansi")
+    e.reset(seed=2)
+    text = e.render()
+    assert "player 0" in text and "player 1" in text
+    assert "(hidden)" not in text  # an observer of the environment sees every hand
+    assert env("domino-fives").render() is None
+
+
 def test_mistakes_get_one_clear_message():
     with pytest.raises(RulekitError, match="for 2 to 5 players, not 7"):
         env("qwixx", players=7)
     with pytest.raises(GameFileError, match="penalty_points.*below the minimum 0"):
         env("qwixx", penalty_points=-1)
+    with pytest.raises(RulekitError, match="render_mode is one of"):
+        env("qwixx", render_mode="rgb_array")
     e = env("qwixx")
     with pytest.raises(RulekitError, match="call reset"):
         e.observe("player_0")
