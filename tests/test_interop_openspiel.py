@@ -40,6 +40,27 @@ def test_openspiels_random_simulation_test_passes_on_every_shipped_game(path):
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
 
 
+def test_a_state_serialized_comes_back_equal_even_halfway_through_a_roll():
+    pyspiel.random_sim_test(load(GAMES / "domino-fives.yaml"), num_sims=1, serialize=True,
+                            verbose=False)
+    game = load(GAMES / "qwixx.yaml")
+    state = game.new_initial_state()
+    for action in (2, 3, 4, 5, 0, 1):  # the first roll
+        state.apply_action(action)
+    while not state.is_chance_node():  # the rest of the turn
+        state.apply_action(state.legal_actions()[-1])
+    state.apply_action(4)  # the next roll has begun: one die of six is known
+    copy = game.deserialize_state(state.serialize())
+    assert str(copy) == str(state) and copy.history() == state.history()
+    assert copy.information_state_string(1) == state.information_state_string(1)
+    for s in (state, copy):
+        for action in (0, 1, 2, 3, 4):
+            s.apply_action(action)
+    assert str(copy) == str(state)
+    assert copy.rulekit_state.view(0)["components"]["dice"] == \
+        state.rulekit_state.view(0)["components"]["dice"]
+
+
 def test_game_type_follows_the_file():
     levelx, domino, qwixx = load(GAMES / "levelx.yaml"), load(GAMES / "domino7.yaml"), \
         load(GAMES / "qwixx.yaml", players=3)

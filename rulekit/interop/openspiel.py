@@ -18,12 +18,13 @@ only be sampled (a shuffle) is offered as `samples` equally likely outcomes, out
 being the shuffle drawn from a seed made of k and the number of chance steps before it.
 Observations come from `state.view(seat)` alone: the string is the view as JSON, the
 tensor its encoding; the information state adds a digest of everything the seat saw
-and chose before, so it has perfect recall without growing with the game.
+and chose before, so it has perfect recall without growing with the game. A state
+serializes as the game's parameters and the decisions and outcomes played since the
+start, and is rebuilt by playing them again.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import random
@@ -131,10 +132,12 @@ class RulekitGame(pyspiel.Game):
             # of each seat
             max_game_length=game.max_steps * max(players, chances.parts, 1))
         super().__init__(_game_type(information, chance), info, params)
-        self._initial = game.new_game(players, seed=0)
+        #: the state every game starts from, and what its log holds already
+        self.initial = game.new_game(players, seed=0)
+        self.initial_log = list(self.initial.log)
 
     def new_initial_state(self, *_: Any) -> RulekitState:
-        return RulekitState(self, _Position(self, self._initial.clone()))
+        return RulekitState(self, _Position(self, self.initial.clone(), replayable=True))
 
     def state_of(self, state: rulekit.State) -> RulekitState:
         """An OpenSpiel state for a rulekit state of this game (a copy of it), for bots;
@@ -160,31 +163,46 @@ class _Position:
     by part, the count of chance steps, and what each seat saw and chose (for the
     information state).
 
-    The seats' pasts are digests up to an earlier rulekit state, `base`, plus the steps
-    played since; they are brought up to date by replaying those steps only when an
-    information state is asked for, so that searches that never ask pay nothing for them.
-    OpenSpiel copies a state by deep-copying its attributes: this one copies the rulekit
-    state with its cheap `clone` and shares the game and `base` (never changed)."""
+    The steps played form a tree shared by a state and its copies (`_Step`); each seat's
+    past is a chain of digests along it, worked out only when an information state is
+    asked for (searches that never ask pay nothing for it) and then kept in the tree, so
+    that the copies of a state never work out the same step twice. OpenSpiel copies a
+    state by deep-copying its attributes: this one copies the rulekit state with its
+    cheap `clone` and shares the game and the tree."""
 
-    def __init__(self, game: RulekitGame, st: rulekit.State) -> None:
+    def __init__(self, game: RulekitGame, st: rulekit.State, replayable: bool = False) -> None:
         self.game = game
+        #: whether the game's initial state and the log rebuild it (`serialize` needs it)
+        self.replayable = replayable
         self.encoding: Encoding = game.encoding
         self.st = st
         self.parts: list | None = None
         self.partial: dict[str, Any] = {}
         self.chances = 0
-        self.base = st.clone()
-        self.steps: list[tuple[int | None, Any]] = []  # (seat, label) or (None, outcome)
-        self.seen = [b""] * st.n
+        self.node = _Step(None, None, None)
+        self.node.seen = [b""] * st.n
+        self.node.state = st.clone()
         self.settle()
 
     def __deepcopy__(self, memo: dict) -> _Position:
-        c = copy.copy(self)
+        c = _Position.__new__(_Position)  # not copy.copy, which would go by __reduce__
+        c.__dict__.update(self.__dict__)
         c.st = self.st.clone()
         c.partial = dict(self.partial)
-        c.steps = list(self.steps)
-        c.seen = list(self.seen)
         return c
+
+    def __reduce__(self) -> tuple:
+        """OpenSpiel serializes a state by pickling its attributes: this one as the game's
+        parameters and the decisions and chance outcomes played since its start."""
+        if not self.replayable:
+            raise RulekitError("only states that began with new_initial_state() can be "
+                               "serialized")
+        seen = [self.past(seat) for seat in range(self.st.n)]
+        start = len(self.game.initial_log)
+        entries = [e for e in self.st.log[start:] if "chance" in e
+                   or ("action" in e and not e.get("forced"))]
+        return (_restore, (self.game.get_parameters(), entries, self.partial, self.chances,
+                           seen))
 
     def settle(self) -> None:
         """A roll of no dice (all left the game) is no chance node: it resolves at once."""
@@ -192,10 +210,10 @@ class _Position:
         while st.is_chance and not self.partial and st.chance_outcomes() == []:
             st.resolve_chance({})
             self.chances += 1
-            self.steps.append((None, {}))
+            self.node = _Step(self.node, None, {})
 
     def due_parts(self) -> list | None:
-        if self.parts is None and not self.partial:
+        if self.parts is None:  # the same while a roll is put together: st waits for it
             self.parts = self.st.chance_outcomes()
         return self.parts
 
@@ -226,14 +244,14 @@ class _Position:
         self.parts = None
         self.partial = {}
         self.chances += 1
-        self.steps.append((None, outcome))
+        self.node = _Step(self.node, None, outcome)
         self.settle()
 
     def apply(self, action: int) -> None:
         seat = self.st.current_player
         label = self.encoding.label(action)
         self.st.apply(label)
-        self.steps.append((seat, label))
+        self.node = _Step(self.node, seat, label)
         self.settle()
 
     def chance_string(self, action: int) -> str:
@@ -245,22 +263,76 @@ class _Position:
 
     def past(self, seat: int) -> bytes:
         """The digest of all `seat` saw after each step and the labels it chose."""
-        if self.steps:
-            st = self.base.clone()
-            for who, step in self.steps:
-                if who is None:
-                    st.resolve_chance(step)
+        path = []
+        node = self.node
+        while node.state is None:  # back to the last step whose state was kept
+            path.append(node)
+            node = node.parent
+        if path:
+            st = node.state.clone()
+            if node.parent is not None:  # the states kept are the first and the latest
+                node.state = None
+            seen = node.seen
+            for node in reversed(path):
+                if node.who is None:
+                    st.resolve_chance(node.step)
                 else:
-                    st.apply(step)
-                for s in range(st.n):
-                    h = hashlib.sha256(self.seen[s])
-                    if s == who:
-                        h.update(b"chose " + step.encode("utf-8"))
-                    h.update(view_string(st, s).encode("utf-8"))
-                    self.seen[s] = h.digest()
-            self.base = st
-            self.steps = []
-        return self.seen[seat]
+                    st.apply(node.step)
+                if node.seen is None:
+                    node.seen = [_digest(seen[s], st, s, node.step if s == node.who else None)
+                                 for s in range(st.n)]
+                seen = node.seen
+            self.node.state = st
+        return self.node.seen[seat]
+
+
+class _Step:
+    """A step played, `who` a seat and `step` its label, or None and a chance outcome; with
+    each seat's past after it once worked out, and the state after it where kept."""
+
+    __slots__ = ("parent", "who", "step", "seen", "state")
+
+    def __init__(self, parent: _Step | None, who: int | None, step: Any) -> None:
+        self.parent = parent
+        self.who = who
+        self.step = step
+        self.seen: list[bytes] | None = None
+        self.state: rulekit.State | None = None
+
+
+def _digest(before: bytes, st: rulekit.State, seat: int, chose: str | None) -> bytes:
+    """A seat's past one step on: what it was, the label it chose, what it sees now."""
+    h = hashlib.sha256(before)
+    if chose is not None:
+        h.update(b"chose " + chose.encode("utf-8"))
+    h.update(view_string(st, seat).encode("utf-8"))
+    return h.digest()
+
+
+#: the games of states restored lately, by their parameters: not loaded again per state
+_RESTORED: dict[str, RulekitGame] = {}
+
+
+def _restore(params: dict[str, Any], entries: list[dict], partial: dict[str, Any],
+             chances: int, seen: list[bytes]) -> _Position:
+    """A position rebuilt from what `_Position.__reduce__` kept."""
+    key = json.dumps(params, sort_keys=True, default=str)
+    game = _RESTORED.pop(key, None) or pyspiel.load_game(SHORT_NAME, params)
+    _RESTORED[key] = game  # the latest last
+    while len(_RESTORED) > 8:
+        del _RESTORED[next(iter(_RESTORED))]
+    st = game.initial.clone()
+    for entry in entries:
+        if "chance" in entry:
+            st.resolve_chance(entry["outcome"])
+        else:
+            st.apply(entry["action"])
+    position = _Position(game, st, replayable=True)
+    position.parts = None
+    position.partial = dict(partial)
+    position.chances = chances
+    position.node.seen = list(seen)
+    return position
 
 
 def view_string(st: rulekit.State, seat: int) -> str:
