@@ -6,10 +6,12 @@
                                                 "params": "{max_rounds: 8}"})
 
 Game parameters: `file` (a game file, or a shipped game's name), `players` (0: the
-file's least), `params` (the file's params to change, a YAML mapping) and `samples`
-(see chance below). The game is sequential with terminal rewards, the final scores
-(general-sum); imperfect information when a component hides something (a hand) or a
-`together` window lets seats decide without seeing the others' choices.
+file's least), `params` (the file's params to change, a YAML mapping; OpenSpiel's game
+string, `str(game)`, splits parameters at commas, so only a mapping without commas
+survives it) and `samples` (see chance below). The game is sequential with terminal
+rewards, the final scores (general-sum); imperfect information when a component hides
+something (a hand) or a `together` window lets seats decide without seeing the others'
+choices.
 
 Actions are the ids of `rulekit.interop.encoding`; `action_to_string` gives the label.
 Chance is explicit: a chance step whose outcomes its component can list (a roll) is
@@ -41,7 +43,7 @@ from rulekit.spec.source import parse_text
 
 SHORT_NAME = "python_rulekit"
 #: the game parameters and their defaults
-DEFAULTS = {"file": "", "players": 0, "params": "", "samples": 1000}
+DEFAULTS = {"file": "", "players": 0, "params": "{}", "samples": 1000}
 #: the most equally likely outcomes offered for a chance step that can only be sampled
 MAX_SAMPLES = 1_000_000
 #: the most players the registered game type allows (a file says its own range)
