@@ -139,7 +139,8 @@ class RulekitGame(pyspiel.Game):
         self.initial_log = list(self.initial.log)
 
     def new_initial_state(self, *_: Any) -> RulekitState:
-        return RulekitState(self, _Position(self, self.initial.clone(), replayable=True))
+        return RulekitState(self, _Position(self, self.initial.clone(), replayable=True,
+                                            start=self.initial))
 
     def state_of(self, state: rulekit.State) -> RulekitState:
         """An OpenSpiel state for a rulekit state of this game (a copy of it), for bots;
@@ -172,7 +173,9 @@ class _Position:
     state by deep-copying its attributes: this one copies the rulekit state with its
     cheap `clone` and shares the game and the tree."""
 
-    def __init__(self, game: RulekitGame, st: rulekit.State, replayable: bool = False) -> None:
+    def __init__(self, game: RulekitGame, st: rulekit.State, replayable: bool = False,
+                 start: rulekit.State | None = None) -> None:
+        """`start`: a state equal to `st` that nothing changes, to share (else a copy)."""
         self.game = game
         #: whether the game's initial state and the log rebuild it (`serialize` needs it)
         self.replayable = replayable
@@ -183,7 +186,7 @@ class _Position:
         self.chances = 0
         self.node = _Step(None, None, None)
         self.node.seen = [b""] * st.n
-        self.node.state = st.clone()
+        self.node.state = st.clone() if start is None else start
         self.settle()
 
     def __deepcopy__(self, memo: dict) -> _Position:
