@@ -21,7 +21,9 @@ from rulekit.interop import encoding
 from tests.conftest import GAMES, ROOT
 from tests.test_cli import run
 
-SHIPPED = sorted(p for p in GAMES.glob("*.yaml") if ".tests." not in p.name)
+#: the shipped games and variants, and the example games (games/examples/) where present
+SHIPPED = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")]
+                 if ".tests." not in p.name)
 
 
 def load(file: str, **params: object) -> pyspiel.Game:

@@ -13,7 +13,9 @@ from rulekit.errors import GameFileError, IllegalActionError, RulekitError
 from rulekit.interop.pettingzoo import RulekitEnv, env
 from tests.conftest import GAMES
 
-SHIPPED = sorted(p for p in GAMES.glob("*.yaml") if ".tests." not in p.name)
+#: the shipped games and variants, and the example games (games/examples/) where present
+SHIPPED = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")]
+                 if ".tests." not in p.name)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
