@@ -73,6 +73,10 @@ def make(spec: str, seed: int | None = None) -> Bot:
         raise RulekitError(f"a bot is named by a string, not {type(spec).__name__}")
     text = spec.strip().lower()
     name, *options = text.split(":") if text else [""]
+    if name == "openspiel-mcts":  # OpenSpiel's MCTS, with the optional extra rulekit[openspiel]
+        from rulekit.interop.openspiel_bot import make as make_openspiel
+
+        return make_openspiel(options, spec.strip(), random.Random(seed))
     if name not in BOTS:
         raise RulekitError(f"unknown bot {spec.strip()!r}; known bots: {', '.join(BOTS)} "
                            f"({_SPEC_HELP})")

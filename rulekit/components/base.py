@@ -51,6 +51,11 @@ class Chance:
     target_type: str = ""
     args: dict[str, Type] = field(default_factory=dict)
     prepare: Callable[..., None] | None = None
+    #: (view) -> every outcome with its probability, as independent parts: a list of
+    #: (key, [(value, probability), ...]) whose product is the distribution, the outcome
+    #: being the mapping key -> value. None where the outcomes are too many to list (a
+    #: shuffle): then the outcome can only be sampled. Adapters to other frameworks use it.
+    outcomes: Callable[[Any], list[tuple[str, list[tuple[Any, float]]]]] | None = None
 
 
 class Kind:

@@ -380,6 +380,12 @@ class Dice(Kind):
                 return f"{name} shows 1 to {sides}, not {face!r}"
         return None
 
+    def _outcomes(self, view: DiceView) -> list[tuple[str, list[tuple[int, float]]]]:
+        """Each die the roll rolls is a part of its own: every face, equally likely."""
+        rolled = self._rolled(view)
+        return [(n, [(face, 1 / self.sides[i]) for face in range(1, self.sides[i] + 1)])
+                for i, n in enumerate(self.names) if rolled[i]]
+
     def _apply(self, view: DiceView, outcome: dict[str, int]) -> None:
         faces = view.s[0]
         pos = self.pos
@@ -399,5 +405,6 @@ Dice.chances = {
         target_type="Dice",
         args={"only": ListT(STR)},
         prepare=lambda view, only: view._roll_only(only),
+        outcomes=lambda view: view.kind._outcomes(view),
     ),
 }

@@ -253,6 +253,24 @@ class State:
             budget._left, budget._what = old, old_what
         return made
 
+    def chance_outcomes(self) -> list[tuple[str, list[tuple[Any, float]]]] | None:
+        """The due chance step's outcomes with their probabilities, as independent parts
+        (see `Chance.outcomes`: a roll is a part per die), or None where they are too many
+        to list (a deal): then `sample_chance` draws one. For adapters to other frameworks."""
+        step = self._pending_chance
+        if step is None:
+            raise ChanceError("no chance step is due now")
+        outcomes = step.chance.outcomes
+        return None if outcomes is None else outcomes(step.view(self))
+
+    def sample_chance(self, rng: random.Random) -> Any:
+        """An outcome of the due chance step drawn from `rng`, not applied (impose it with
+        `resolve_chance(outcome)`): the state's own RNG is not touched."""
+        step = self._pending_chance
+        if step is None:
+            raise ChanceError("no chance step is due now")
+        return step.chance.sample(step.view(self), rng)
+
     @_metered
     def scores(self) -> list[int | float]:
         fn = self.game.score
