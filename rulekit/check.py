@@ -31,6 +31,9 @@ NEVER_ENDS = "never ends"
 NO_LEGAL_ACTION = "no legal action"
 ERROR = "error"
 SCORE_OUT_OF_BOUNDS = "score out of bounds"
+NOT_ZERO_SUM = "not zero-sum"
+#: how far from 0 the scores of a `zero_sum` game may add up (fractions as floats)
+ZERO_SUM_TOLERANCE = 1e-9
 
 
 @dataclass
@@ -41,7 +44,7 @@ class Problem:
     game: int  # the game's number in the run, from 1
     seed: int
     players: int
-    kind: str  # NEVER_ENDS, NO_LEGAL_ACTION, ERROR or SCORE_OUT_OF_BOUNDS
+    kind: str  # NEVER_ENDS, NO_LEGAL_ACTION, ERROR, SCORE_OUT_OF_BOUNDS or NOT_ZERO_SUM
     message: str
 
     def format(self) -> str:
@@ -168,6 +171,9 @@ def _play_one(game: Game, seed: int, players: int,
     if out:
         return SCORE_OUT_OF_BOUNDS, (f"{', '.join(out)}; score_bounds allow "
                                      f"{_bound(lo)} to {_bound(hi)} with {players} players")
+    if game.zero_sum and abs(sum(scores)) > ZERO_SUM_TOLERANCE:
+        return NOT_ZERO_SUM, (f"the scores {', '.join(map(_bound, scores))} add up to "
+                              f"{_bound(sum(scores))}, but the file says zero_sum: true")
     return None
 
 

@@ -73,6 +73,9 @@ def test_game_type_follows_the_file():
     assert qwixx.get_type().information == info.IMPERFECT_INFORMATION
     assert qwixx.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     assert qwixx.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    # a file that declares zero_sum (and `validate --simulate` holds it to that)
+    four = load(GAMES / "examples" / "connect-four.yaml")
+    assert four.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     assert qwixx.num_players() == 3
     # the utility range is the file's score_bounds, with the params given
     assert (qwixx.min_utility(), qwixx.max_utility()) == (-20.0, 312.0)

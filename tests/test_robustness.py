@@ -17,7 +17,13 @@ import pytest
 from click.testing import CliRunner
 
 import rulekit
-from rulekit.check import NEVER_ENDS, NO_LEGAL_ACTION, SCORE_OUT_OF_BOUNDS, check_game
+from rulekit.check import (
+    NEVER_ENDS,
+    NO_LEGAL_ACTION,
+    NOT_ZERO_SUM,
+    SCORE_OUT_OF_BOUNDS,
+    check_game,
+)
 from rulekit.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -606,6 +612,8 @@ def test_simulate_uses_every_player_count_and_the_seeds_in_turn(tmp_path: Path) 
      "ZeroDivisionError"),
     (('{min: 0, max: "params.target + 12"}', '{min: 0, max: 3}'), SCORE_OUT_OF_BOUNDS,
      "score_bounds allow 0 to 3 with 2 players"),
+    (('score: "player.points"', 'zero_sum: true\nscore: "player.points"'), NOT_ZERO_SUM,
+     "but the file says zero_sum: true"),
 ])
 def test_simulate_reports_each_kind_of_problem(change: tuple[str, str], kind: str, needle: str,
                                                tmp_path: Path, monkeypatch) -> None:

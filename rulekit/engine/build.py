@@ -505,6 +505,7 @@ class GameBuild:
         out["finish"] = end.get("finish", "now")
         out["check_effects"] = self.check_effects
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
+        out["zero_sum"] = bool(data.get("zero_sum", False))
         out["score_where"] = b.where(("score",))
         # what the end adds, in named parts: part of the score once the game is over
         at_end = end.get("score")

@@ -55,11 +55,12 @@ _Type = pyspiel.GameType
 
 
 def _game_type(information: Any = _Type.Information.IMPERFECT_INFORMATION,
-               chance: Any = _Type.ChanceMode.EXPLICIT_STOCHASTIC) -> pyspiel.GameType:
+               chance: Any = _Type.ChanceMode.EXPLICIT_STOCHASTIC,
+               utility: Any = _Type.Utility.GENERAL_SUM) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=SHORT_NAME, long_name="a rulekit game file",
         dynamics=_Type.Dynamics.SEQUENTIAL, chance_mode=chance, information=information,
-        utility=_Type.Utility.GENERAL_SUM, reward_model=_Type.RewardModel.TERMINAL,
+        utility=utility, reward_model=_Type.RewardModel.TERMINAL,
         max_num_players=MAX_PLAYERS, min_num_players=1,
         provides_information_state_string=True, provides_information_state_tensor=False,
         provides_observation_string=True, provides_observation_tensor=True,
@@ -130,10 +131,12 @@ class RulekitGame(pyspiel.Game):
             num_players=players,
             min_utility=float(low) if low is not None else -UNBOUNDED,
             max_utility=float(high) if high is not None else UNBOUNDED,
+            utility_sum=0.0 if game.zero_sum else None,
             # every step of the flow is at most one chance step (in parts) or a decision
             # of each seat
             max_game_length=game.max_steps * max(players, chances.parts, 1))
-        super().__init__(_game_type(information, chance), info, params)
+        utility = _Type.Utility.ZERO_SUM if game.zero_sum else _Type.Utility.GENERAL_SUM
+        super().__init__(_game_type(information, chance, utility), info, params)
         #: the state every game starts from, and what its log holds already
         self.initial = game.new_game(players, seed=0)
         self.initial_log = list(self.initial.log)

@@ -264,6 +264,11 @@ def game_schema() -> dict:
                                              "counting as one (steps, the default), or after "
                                              "every effect, also inside an action (effects)"}}},
             "score": EXPR,
+            "zero_sum": {"type": "boolean",
+                         "description": "the scores of every finished game add up to 0 (one "
+                                        "player's gain is the others' loss): `rulekit validate "
+                                        "--simulate` checks it, and adapters tell learning "
+                                        "frameworks (OpenSpiel) so"},
             "score_bounds": {
                 "type": "object", "additionalProperties": False, "minProperties": 1,
                 "description": "the least and the most score a player can have, as expressions "
