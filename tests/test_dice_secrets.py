@@ -157,6 +157,20 @@ def test_a_secret_variable_and_a_private_line_are_for_their_owner_alone(tmp_path
     assert "your goal: 9" in st.render(1) and "your goal: 7" not in st.render(1)
 
 
+def test_a_bots_look_ahead_copy_never_holds_another_players_secret_variable(tmp_path):
+    path = tmp_path / "secret.yaml"
+    path.write_text(SECRET)
+    game = rulekit.load_game(path)
+    st = game.new_game(players=2, seed=0)
+    other = st.clone()
+    other.pvars[1]["goal"] = 1000  # a position seat 0 cannot tell apart from st
+    assert st.view(0) == other.view(0)
+    a, b = st.determinize(0, random.Random(4)), other.determinize(0, random.Random(4))
+    assert a.pvars == b.pvars
+    assert [p["goal"] for p in a.pvars] == [7, 0]  # its own kept, the other's unknown
+    assert st.pvars[1]["goal"] == 9  # the game itself is untouched
+
+
 @pytest.mark.parametrize("text, message", [
     ("vars: {goal: {init: 0, secret: true}}\n", "only a player's variable can be secret"),
     ("components: {dice: {kind: dice, secret: true, dice: {a: 6}}}\n",

@@ -371,7 +371,9 @@ class State:
         """A copy as `seat` may imagine it: what it cannot see is drawn anew from `rng`.
 
         Other hands and the stock's order are dealt again from the pieces the seat has not
-        seen, and the copy's chance outcomes come from a new RNG; what the seat sees stays.
+        seen, other players' secret dice rolled again and their secret variables put back
+        to their initial values, and the copy's chance outcomes come from a new RNG; what
+        the seat sees stays.
         Bots that look ahead search such copies, so they decide from their seat's view.
 
         The copy is a function of the seat's view, its public history and `rng` only: the
@@ -385,6 +387,12 @@ class State:
         for kind in self.game.components:
             if kind.hides_information:
                 kind.redeal_unseen(c, seat, rng)
+        # another player's secret variables: nothing tells the seat their values, so the
+        # copy holds their initial ones (never the true ones)
+        for name in self.game.secret_vars:
+            for p, pv in enumerate(c.pvars):
+                if p != seat:
+                    pv[name] = self.game.pvar_init[name]
         c._version += 1
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
