@@ -159,6 +159,14 @@ def seat_agents(n: int, human: int | None, bots: Sequence[str],
     return agents, who
 
 
+def echo_seats(paint: Paint, head: str, who: dict[int, str], note: str) -> None:
+    """Who plays in each seat after `head` (in bold), wrapped to the terminal's width."""
+    text = wrap(" ".join([head, ", ".join(who[s] for s in sorted(who)) + note]).strip())
+    if head and text.startswith(head):
+        text = paint(head, bold=True) + text[len(head):]
+    click.echo(text)
+
+
 class Session:
     """One game in the terminal: each event as it happens, pictures, the person's choices.
 
@@ -477,7 +485,7 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
                                 f"score more than {minimum} to pass ===", fg="cyan", bold=True))
         # the seed deals every hidden part: a game with any is told its seed at the end
         seed_note = "" if hides_information(game) else f"; seed {level_seed}"
-        click.echo(", ".join(who[s] for s in range(n)) + seed_note)
+        echo_seats(paint, "", who, seed_note)
         if i == first:
             echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)
