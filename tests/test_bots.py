@@ -16,7 +16,7 @@ from test_security_hidden import domino7_twins
 
 import rulekit
 from rulekit import terminal
-from rulekit.bots import MctsBot, make
+from rulekit.bots import DEFAULT_OPPONENT, MctsBot, make
 from rulekit.cli import main
 from rulekit.errors import RulekitError
 
@@ -37,6 +37,7 @@ def qwixx_roll(w1: int, w2: int, red: int = 1, yellow: int = 1, green: int = 1,
     (" MCTS:0.5s ", None, 0.5, "random"),
     ("mcts:200:greedy", 200, None, "greedy"),
     ("mcts:greedy:2s", None, 2.0, "greedy"),
+    ("mcts:2000:1s", 2000, 1.0, "random"),
 ])
 def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rollout) -> None:
     bot = make(spec, seed=1)
@@ -56,6 +57,7 @@ def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rol
     ("mcts:9999s", "seconds up to 600 (mcts:0.5s)"),
     ("mcts:5000000", "iterations from 1 to 1000000"),
     ("mcts:10:20", "two budgets in bot 'mcts:10:20'"),
+    ("mcts:1s:2s", "one of iterations and one of seconds at most"),
     ("mcts:greedy:random", "two rollout policies"),
     ("greedy:5", "bot greedy takes no options"),
 ])
@@ -200,3 +202,23 @@ def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(
     assert result.exit_code == 0, result.output
     assert "player 1 (mcts:300) is thinking..." in result.output
     assert "player 2 (random) is thinking" not in result.output
+
+
+def test_a_person_plays_against_the_search_bot_unless_told_otherwise() -> None:
+    """Without --bots the opponents are the default search bot, named in a header that
+    fits the screen; it stops at a second whatever the machine; --auto watches random
+    bots (quick), and --bots chooses."""
+    bot = make(DEFAULT_OPPONENT)
+    assert isinstance(bot, MctsBot) and bot.iterations and bot.seconds and bot.seconds <= 1
+    # seat 0 decides first, so the game stops before a bot has to move
+    out = CliRunner().invoke(main, ["play", str(QWIXX), "--players", "3", "--seed", "1"],
+                             input="quit\n", env={"COLUMNS": "80"}).output
+    header = out.split("\nEach player")[0]
+    assert (f"player 1 ({DEFAULT_OPPONENT}), player 2 ({DEFAULT_OPPONENT})"
+            in " ".join(header.split()))
+    assert all(len(line) <= 80 for line in header.split("\n"))
+    auto = CliRunner().invoke(main, ["play", str(QWIXX), "--auto", "--seed", "1"]).output
+    assert auto.startswith("Qwixx, 2 players: player 0 (random), player 1 (random)")
+    chosen = CliRunner().invoke(main, ["play", str(QWIXX), "--bots", "greedy", "--seed", "1"],
+                                input="quit\n").output
+    assert chosen.startswith("Qwixx, 2 players: player 0 (you), player 1 (greedy)")

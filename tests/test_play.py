@@ -73,10 +73,10 @@ def a_label(labels: list[str]) -> str:
 @pytest.mark.parametrize("name", GAMES)
 def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
     file, help_text, stopped = GAMES[name]
-    first = last_choices(run("play", file, "--seed", "0", input="").output)
-    second = last_choices(run("play", file, "--seed", "0", input="1\n").output)
+    first = last_choices(run("play", file, "--bots", "random", "--seed", "0", input="").output)
+    second = last_choices(run("play", file, "--bots", "random", "--seed", "0", input="1\n").output)
     label = a_label(second)
-    result = run("play", file, "--seed", "0", input=f"?\nzzz\n1\n{label}\n")
+    result = run("play", file, "--bots", "random", "--seed", "0", input=f"?\nzzz\n1\n{label}\n")
     out = result.output
     assert result.exit_code == 0, out
     # `?` explains the choices with the game's own help text, then lists them again
@@ -115,7 +115,7 @@ def test_a_number_is_the_choice_listed_with_it_and_labels_ignore_spacing_and_cas
 
 def test_quit_stops_the_game_and_the_log_holds_what_was_played(tmp_path: Path) -> None:
     log = tmp_path / "q.jsonl"
-    result = run("play", QWIXX, "--log", str(log), input="pass\nquit\n")
+    result = run("play", QWIXX, "--bots", "random", "--log", str(log), input="pass\nquit\n")
     assert result.exit_code == 0
     assert "you quit: the game stops at turn" in result.output
     state = rebuild(rulekit.load_game(QWIXX), read_log(log))
@@ -130,7 +130,7 @@ def test_quit_stops_the_game_and_the_log_holds_what_was_played(tmp_path: Path) -
 # ---- the pictures ------------------------------------------------------------------------------
 def test_qwixx_shows_crosses_row_scores_and_penalties(tmp_path: Path) -> None:
     # seat 0 starts: crossing nothing in both actions costs a penalty
-    out = run("play", QWIXX, "--seed", "1", input="pass\npass\n").output
+    out = run("play", QWIXX, "--bots", "random", "--seed", "1", input="pass\npass\n").output
     assert "player 0 (you): pass  (-5, score -5)" in out
     mine = player_block(last_picture(out), 0)
     assert "penalties: 1 of 4 (-5 points)" in mine
@@ -138,7 +138,8 @@ def test_qwixx_shows_crosses_row_scores_and_penalties(tmp_path: Path) -> None:
     assert "player 0 (you): score -5" in mine
     # a cross shows on the sheet, and the row's score counts it
     log = tmp_path / "q.jsonl"
-    out = run("play", QWIXX, "--seed", "1", "--log", str(log), input="red 7\npass\n").output
+    out = run("play", QWIXX, "--bots", "random", "--seed", "1", "--log", str(log),
+              input="red 7\npass\n").output
     state = rebuild(rulekit.load_game(QWIXX), read_log(log))
     sheet = state.view(0)["components"]["sheet"]["sheets"][0]
     assert sheet["red"] == {"crossed": [7], "crosses": 1}
@@ -150,7 +151,8 @@ def test_qwixx_shows_crosses_row_scores_and_penalties(tmp_path: Path) -> None:
 
 def test_level_x_shows_the_board_chips_left_and_each_players_chips(tmp_path: Path) -> None:
     log = tmp_path / "l.jsonl"
-    out = run("play", LEVELX, "--seed", "5", "--log", str(log), input="1\n1\n1\n1\n").output
+    out = run("play", LEVELX, "--bots", "random", "--seed", "5", "--log", str(log),
+              input="1\n1\n1\n1\n").output
     state = rebuild(rulekit.load_game(LEVELX), read_log(log))
     view = state.view(0)["components"]
     picture = last_picture(out)
@@ -294,7 +296,7 @@ class _Interrupted(io.BytesIO):
 
 
 def test_ctrl_c_stops_cleanly_and_an_unwritable_log_is_said_first(tmp_path: Path) -> None:
-    result = run("play", QWIXX, input=_Interrupted())
+    result = run("play", QWIXX, "--bots", "random", input=_Interrupted())
     assert result.exit_code == 130
     assert "interrupted: the game stops at turn 1." in result.output
     bad = run("play", QWIXX, "--auto", "--log", str(tmp_path / "no" / "such" / "dir.jsonl"))
@@ -334,7 +336,8 @@ def test_each_game_deals_anew_and_tells_its_seed_at_the_end_and_in_the_log(tmp_p
 
 def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_number() -> None:
     for seed in range(20):
-        labels = last_choices(run("play", LEVELX, "--seed", str(seed), input="").output)
+        labels = last_choices(run("play", LEVELX, "--bots", "random", "--seed", str(seed),
+                                  input="").output)
         clash = [k for k in range(1, len(labels) + 1)
                  if str(k) in labels and labels[k - 1] != str(k)]
         if clash:
@@ -342,9 +345,9 @@ def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_
     else:
         pytest.fail("no deal in 20 seeds where a choice number is another choice's label")
     k = clash[0]
-    out = run("play", LEVELX, "--seed", str(seed), input=f"{k}\n").output
+    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"{k}\n").output
     assert f"player 0 (you): {labels[k - 1]}\n" in out and "ambiguous" not in out
-    out = run("play", LEVELX, "--seed", str(seed), input=f"={k}\n").output
+    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"={k}\n").output
     assert f"player 0 (you): {k}\n" in out
 
 
@@ -399,7 +402,8 @@ def at_width(columns: int, *args: str, input: str) -> str:
 
 
 def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_choices() -> None:
-    out = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="pass\n")
+    out = at_width(80, "play", QWIXX, "--bots", "random", "--players", "3", "--seed", "3",
+                   input="pass\n")
     screen = out[out.rindex("\n== "):out.rindex("\n> ")].strip("\n").split("\n")
     assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
     assert all(len(line) <= 80 for line in out.split("\n"))
@@ -413,11 +417,12 @@ def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_cho
         assert block and "crosses" not in block[0]
     assert "pass" in last_choices(out)
     # the help is wrapped to the width, and 'show' draws everybody in full
-    narrow = at_width(60, "play", QWIXX, "--seed", "3", input="?\n")
+    narrow = at_width(60, "play", QWIXX, "--bots", "random", "--seed", "3", input="?\n")
     words = narrow[narrow.index("\n> ?") + 4:].split("\n   1. ")[0]  # the help text
     words += "\n" + narrow[:narrow.index("\n\n")]  # the title and the description
     assert "Everyone may cross" in words and max(len(line) for line in words.split("\n")) <= 60
-    full = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="show\n")
+    full = at_width(80, "play", QWIXX, "--bots", "random", "--players", "3", "--seed", "3",
+                    input="show\n")
     assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
 
 
