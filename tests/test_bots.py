@@ -156,35 +156,48 @@ def test_the_search_does_not_know_the_dice_before_they_are_rolled() -> None:
     assert stats[0] == stats[1]
 
 
-def test_it_plans_both_actions_of_a_turn_where_greedy_takes_the_first_gain() -> None:
-    """Seat 0 has crossed red 2 to 6 and rolls two white sixes and a red six. Locking red
-    12 with the white sum gains 13 points at once, and greedy takes it; but the red six
-    with a white six locks red in action 2 as well, so crossing green 12 with the white
-    sum first gains both. The search finds that plan whatever its seed."""
-    state = rulekit.load_game(QWIXX).new_game(players=2, seed=3)
+def qwixx_lock_position(seat1_behind: bool) -> rulekit.State:
+    """Qwixx where the first locked row ends the game: seat 0 has crossed red 2 to 6 and
+    rolls two white sixes and a red six, so the white sum locks red at once for 13 points.
+    Seat 1 has crossed green 12 to 8 (15 points), and unless it is behind, yellow 2 to 6
+    and blue 12 to 8 as well (45 points)."""
+    state = rulekit.load_game(QWIXX, overrides={"locks_to_end": 1}).new_game(players=2, seed=1)
+
+    def turn(roll: dict, seat0: str, seat1: str, second: str) -> None:
+        state.resolve_chance(roll)
+        for _ in range(2):  # action 1, the active player first
+            state.apply(seat0 if state.current_player == 0 else seat1)
+        state.apply(second)  # the active player's action 2
+
     for v in (2, 3, 4, 5, 6):
-        # seat 0's turn: it crosses red v in action 1; then seat 1's: green 14 - v
-        for roll, action in ((qwixx_roll(1, v - 1), f"red {v}"),
-                             (qwixx_roll(6, 8 - v), f"green {14 - v}")):
-            state.resolve_chance(roll)
-            state.apply(action)  # the active player first
-            state.apply("pass")  # the other player's action 1
-            state.apply("pass")  # the active player's action 2
-    assert state.scores() == [15, 15]
+        turn(qwixx_roll(1, v - 1), f"red {v}", "pass" if seat1_behind else f"yellow {v}", "pass")
+        k = 12 + 2 - v
+        turn(qwixx_roll(6, k - 6, blue=k - 6), "pass", f"green {k}",
+             "pass" if seat1_behind else f"blue {k}")
     state.resolve_chance(qwixx_roll(6, 6, red=6, yellow=2, green=2, blue=2))
-    assert state.current_player == 0
-    assert sorted(a.label for a in state.legal_actions()) == ["blue 12", "green 12", "pass",
-                                                              "red 12"]
-    assert make("greedy", seed=0).choose(state).label == "red 12"
+    return state
+
+
+def test_the_search_does_not_end_a_lost_game_for_points_that_greedy_takes() -> None:
+    """Behind 15 to 45, locking red gains 13 points, the most of any move, and greedy takes
+    it; but it ends the game lost. The search plays on, whatever its seed; ahead (15 to
+    15), it takes the lock that ends the game won."""
+    behind = qwixx_lock_position(seat1_behind=False)
+    assert behind.scores() == [15, 45] and behind.current_player == 0
+    assert sorted(a.label for a in behind.legal_actions()) == ["blue 12", "green 12", "pass",
+                                                               "red 12"]
+    assert make("greedy", seed=0).choose(behind).label == "red 12"
     for seed in range(3):
-        bot = MctsBot(iterations=150)
-        assert bot.choose(state, random.Random(seed)).label == "green 12"
-    state.apply("green 12")
-    state.apply("pass")  # seat 1
-    assert state.current_player == 0
-    assert MctsBot(iterations=100).choose(state, random.Random(0)).label == "red 12"
-    state.apply("red 12")
-    assert state.scores()[0] == 28 + 1
+        bot = MctsBot(iterations=100)
+        assert bot.choose(behind, random.Random(seed)).label != "red 12"
+        assert bot.stats["red 12"]["visits"] == min(s["visits"] for s in bot.stats.values())
+    ahead = qwixx_lock_position(seat1_behind=True)
+    assert ahead.scores() == [15, 15]
+    for seed in range(3):
+        assert MctsBot(iterations=100).choose(ahead, random.Random(seed)).label == "red 12"
+    ahead.apply("red 12")
+    ahead.apply("pass")  # seat 1's action 1: the lock ends the game after it
+    assert ahead.is_over and ahead.scores() == [28, 15]
 
 
 def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(
