@@ -194,7 +194,7 @@ def test_domino_shows_your_hand_and_no_tile_of_another_hand(tmp_path: Path) -> N
     assert f"open ends: left {line['ends']['left']}, right {line['ends']['right']}; " \
            f"end sum {line['end_sum']}" in picture
     assert f"stock: {state.view(0)['components']['hand']['stock']['count']} tiles" in picture
-    assert "level 1 of 5 (Novice)" in picture
+    assert "level 1 of 6 (Novice)" in picture
 
 
 # ---- bots, logs and replays --------------------------------------------------------------------
