@@ -12,20 +12,28 @@ imagined hands), selection uses the availability count of each action (how often
 was legal when its node was visited) in place of the parent's visit count: the
 single-observer ISMCTS of Cowling, Powley and Whitehouse (2012).
 
-Each seat maximises its own reward: 1 for a win (a shared win split evenly), 0
-otherwise, plus `MARGIN_WEIGHT` times its score margin (own score minus the best
-other score) over the game's score range (`score_bounds` when the file declares both
-bounds, else the spread of the final scores), so that a lost or a won game is still
-played for points. Selection is UCT with `EXPLORATION` as its constant; the playout
-after the tree is random or greedy (`mcts:200:greedy`). The decision is the most
-visited root action.
+Each seat maximises its own reward. A playout that reaches the end gives 1 for a win (a
+shared win split evenly), 0 otherwise, plus `MARGIN_WEIGHT` times its score margin (own
+score minus the best other score) over the game's score range (`score_bounds` when the
+file declares both bounds, else the spread of the final scores), so that a lost or a
+won game is still played for points. Playouts stop after `PLAYOUT_DECISIONS` decisions
+(random moves, or greedy ones with `mcts:200:greedy`), and a cut-off playout gives each
+seat the logistic of its margin over the mean margin size met in the search: a short
+look ahead that costs little and says more than a long random game.
+
+Selection is UCT with `EXPLORATION` as its constant plus a progressive bias: each
+action's one-step value (greedy's score margin right after it, 0 to 1 among the node's
+actions) times `PRIOR_WEIGHT` over its visits + 1, and untried actions are tried best
+value first. The search starts where greedy would play and leaves it where the
+iterations show better. The decision is the most visited root action.
 
 In a `together` window (everyone decides on the same state, the choices resolve
 afterwards) the copies imagine what earlier seats chose, which the later seat cannot see.
 
 Iteration budgets are reproducible: the same position, seed and budget give the same
-decision and the same statistics. A time budget (`mcts:0.5s`) is checked between
-iterations, so how many run, and hence the decision, depends on the machine's speed.
+decision and the same statistics. A time budget (`mcts:0.5s`, or `mcts:500:1s` with both:
+whichever ends first) is checked between iterations, so how many run, and hence the
+decision, depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -46,8 +54,8 @@ EXPLORATION = 0.7
 MARGIN_WEIGHT = 0.05
 #: a playout stops after this many decisions and is scored by the score margins then
 PLAYOUT_DECISIONS = 8
-#: the weight of the one-step prior at the root (progressive bias): an action's greedy
-#: value, 0 (worst) to 1 (best), adds PRIOR_WEIGHT * value / (visits + 1) to its UCT value
+#: the weight of the one-step prior (progressive bias): an action's greedy value, 0
+#: (worst) to 1 (best), adds PRIOR_WEIGHT * value / (visits + 1) to its UCT value
 PRIOR_WEIGHT = 1.0
 #: the iterations of a bare `mcts`
 DEFAULT_ITERATIONS = 200
@@ -154,7 +162,7 @@ class MctsBot:
         path: list[_Node] = []
         c = self.exploration
         weight = self.prior_weight
-        while not s.over:
+        while not s.is_over:
             if s.is_chance:
                 s.resolve_chance()
                 continue
@@ -226,7 +234,7 @@ def playout(s: State, rng: random.Random, decisions: int | None,
     copy on serves all of them.
     """
     left = decisions if decisions is not None else -1
-    while not s.over and left:
+    while not s.is_over and left:
         if s.is_chance:
             s.resolve_chance()
             continue
