@@ -160,7 +160,9 @@ def seat_agents(n: int, human: int | None, bots: Sequence[str],
 
 
 def echo_seats(paint: Paint, head: str, who: dict[int, str], note: str) -> None:
-    """Who plays in each seat after `head` (in bold), wrapped to the terminal's width."""
+    """Who plays in each seat after `head` (in bold), wrapped to the terminal's width;
+    the head (a game's name) with its control characters escaped, as `paint` does."""
+    head = " ".join(printable(head).split())
     text = wrap(" ".join([head, ", ".join(who[s] for s in sorted(who)) + note]).strip())
     if head and text.startswith(head):
         text = paint(head, bold=True) + text[len(head):]
