@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from rulekit.agents import known_agents, make_agent
+from rulekit.bots import DEFAULT_OPPONENT
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.files import expand, load_stdin, resolve_game
 from rulekit.spec.warnings import warnings_of
@@ -70,6 +71,12 @@ def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[
     return names
 
 
+def _parse_opponents(ctx: click.Context, param: click.Parameter,
+                     value: str | None) -> list[str] | None:
+    """`play`'s bots: None (the default, chosen by the game and `--auto`) or as `--bots`."""
+    return None if value is None else _parse_bots(ctx, param, value)
+
+
 def _load(file: str, sets: Sequence[str], roots: Sequence[str] = ()) -> Any:
     """The game with `--set` overrides; errors are RulekitErrors for `_user_errors`."""
     import rulekit
@@ -93,7 +100,8 @@ def _players(game: Any, players: int | None) -> int:
 _bots_option = click.option(
     "--bots", default="random", show_default=True, callback=_parse_bots,
     help=f"bots, comma-separated, assigned to seats in turn ({', '.join(known_agents())}; "
-         "mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:200:greedy)")
+         "mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s, "
+         "mcts:200:greedy)")
 _set_option = click.option(
     "--set", "sets", multiple=True, metavar="NAME=VALUE",
     help="override a param of the game; the value is read as YAML (repeatable)")
@@ -432,7 +440,12 @@ class _Recorder(LogFile):
 @click.option("--players", type=int, default=None,
               help="players in the game  [default: the game's minimum]")
 @click.option("--seat", type=int, default=0, show_default=True, help="the seat you play")
-@_bots_option
+@click.option(
+    "--bots", default=None, callback=_parse_opponents,
+    help=f"your opponents, comma-separated, assigned to seats in turn ({', '.join(known_agents())}"
+         f"; mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s)  [default: "
+         f"the file's levels; else {DEFAULT_OPPONENT}, about a second a move at most; random "
+         f"with --auto]")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="seed of the deal and of every roll  [default: a fresh one each game; "
                    "shown when the game is over and written to the log]")
@@ -446,7 +459,7 @@ class _Recorder(LogFile):
                    "in a series of levels it holds the level played last")
 @_record_option
 @_no_color_option
-def play(file: str, players: int | None, seat: int, bots: list[str], seed: int | None,
+def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed: int | None,
          sets: tuple[str, ...], extends_roots: tuple[str, ...], auto: bool,
          first_level: int | None, log_file: str | None, record_test: str | None,
          no_color: bool) -> None:
@@ -479,8 +492,11 @@ def play(file: str, players: int | None, seat: int, bots: list[str], seed: int |
             has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"
             raise click.BadParameter(f"{printable(game.name)} {has}", param_hint="'--level'")
         if game.levels:
-            play_levels(game, n, seat, human, bots, seed, first_level or 1, paint, log)
+            play_levels(game, n, seat, human, bots or ["random"], seed, first_level or 1,
+                        paint, log)
             return
+        if bots is None:
+            bots = ["random" if auto else DEFAULT_OPPONENT]
         agents, who = seat_agents(n, human, bots)
         state = game.new_game(players=n, seed=seed)
         rng = random.Random(derive_seed(seed, "bots", "play"))

@@ -16,7 +16,7 @@ from test_security_hidden import domino7_twins
 
 import rulekit
 from rulekit import terminal
-from rulekit.bots import MctsBot, make
+from rulekit.bots import DEFAULT_OPPONENT, MctsBot, make
 from rulekit.cli import main
 from rulekit.errors import RulekitError
 
@@ -37,6 +37,7 @@ def qwixx_roll(w1: int, w2: int, red: int = 1, yellow: int = 1, green: int = 1,
     (" MCTS:0.5s ", None, 0.5, "random"),
     ("mcts:200:greedy", 200, None, "greedy"),
     ("mcts:greedy:2s", None, 2.0, "greedy"),
+    ("mcts:2000:1s", 2000, 1.0, "random"),
 ])
 def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rollout) -> None:
     bot = make(spec, seed=1)
@@ -56,6 +57,7 @@ def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rol
     ("mcts:9999s", "seconds up to 600 (mcts:0.5s)"),
     ("mcts:5000000", "iterations from 1 to 1000000"),
     ("mcts:10:20", "two budgets in bot 'mcts:10:20'"),
+    ("mcts:1s:2s", "one of iterations and one of seconds at most"),
     ("mcts:greedy:random", "two rollout policies"),
     ("greedy:5", "bot greedy takes no options"),
 ])
@@ -154,42 +156,56 @@ def test_the_search_does_not_know_the_dice_before_they_are_rolled() -> None:
     assert stats[0] == stats[1]
 
 
-def test_it_plans_both_actions_of_a_turn_where_greedy_takes_the_first_gain() -> None:
-    """Seat 0 has crossed red 2 to 6 and rolls two white sixes and a red six. Locking red
-    12 with the white sum gains 13 points at once, and greedy takes it; but the red six
-    with a white six locks red in action 2 as well, so crossing green 12 with the white
-    sum first gains both. The search finds that plan whatever its seed."""
-    state = rulekit.load_game(QWIXX).new_game(players=2, seed=3)
+def qwixx_lock_position(seat1_behind: bool) -> rulekit.State:
+    """Qwixx where the first locked row ends the game: seat 0 has crossed red 2 to 6 and
+    rolls two white sixes and a red six, so the white sum locks red at once for 13 points.
+    Seat 1 has crossed green 12 to 8 (15 points), and unless it is behind, yellow 2 to 6
+    and blue 12 to 8 as well (45 points)."""
+    state = rulekit.load_game(QWIXX, overrides={"locks_to_end": 1}).new_game(players=2, seed=1)
+
+    def turn(roll: dict, seat0: str, seat1: str, second: str) -> None:
+        state.resolve_chance(roll)
+        for _ in range(2):  # action 1, the active player first
+            state.apply(seat0 if state.current_player == 0 else seat1)
+        state.apply(second)  # the active player's action 2
+
     for v in (2, 3, 4, 5, 6):
-        # seat 0's turn: it crosses red v in action 1; then seat 1's: green 14 - v
-        for roll, action in ((qwixx_roll(1, v - 1), f"red {v}"),
-                             (qwixx_roll(6, 8 - v), f"green {14 - v}")):
-            state.resolve_chance(roll)
-            state.apply(action)  # the active player first
-            state.apply("pass")  # the other player's action 1
-            state.apply("pass")  # the active player's action 2
-    assert state.scores() == [15, 15]
+        turn(qwixx_roll(1, v - 1), f"red {v}", "pass" if seat1_behind else f"yellow {v}", "pass")
+        k = 12 + 2 - v
+        turn(qwixx_roll(6, k - 6, blue=k - 6), "pass", f"green {k}",
+             "pass" if seat1_behind else f"blue {k}")
     state.resolve_chance(qwixx_roll(6, 6, red=6, yellow=2, green=2, blue=2))
-    assert state.current_player == 0
-    assert sorted(a.label for a in state.legal_actions()) == ["blue 12", "green 12", "pass",
-                                                              "red 12"]
-    assert make("greedy", seed=0).choose(state).label == "red 12"
+    return state
+
+
+def test_the_search_does_not_end_a_lost_game_for_points_that_greedy_takes() -> None:
+    """Behind 15 to 45, locking red gains 13 points, the most of any move, and greedy takes
+    it; but it ends the game lost. The search plays on, whatever its seed; ahead (15 to
+    15), it takes the lock that ends the game won."""
+    behind = qwixx_lock_position(seat1_behind=False)
+    assert behind.scores() == [15, 45] and behind.current_player == 0
+    assert sorted(a.label for a in behind.legal_actions()) == ["blue 12", "green 12", "pass",
+                                                               "red 12"]
+    assert make("greedy", seed=0).choose(behind).label == "red 12"
     for seed in range(3):
-        bot = MctsBot(iterations=150)
-        assert bot.choose(state, random.Random(seed)).label == "green 12"
-    state.apply("green 12")
-    state.apply("pass")  # seat 1
-    assert state.current_player == 0
-    assert MctsBot(iterations=100).choose(state, random.Random(0)).label == "red 12"
-    state.apply("red 12")
-    assert state.scores()[0] == 28 + 1
+        bot = MctsBot(iterations=100)
+        assert bot.choose(behind, random.Random(seed)).label != "red 12"
+        assert bot.stats["red 12"]["visits"] == min(s["visits"] for s in bot.stats.values())
+    ahead = qwixx_lock_position(seat1_behind=True)
+    assert ahead.scores() == [15, 15]
+    for seed in range(3):
+        assert MctsBot(iterations=100).choose(ahead, random.Random(seed)).label == "red 12"
+    ahead.apply("red 12")
+    ahead.apply("pass")  # seat 1's action 1: the lock ends the game after it
+    assert ahead.is_over and ahead.scores() == [28, 15]
 
 
 def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     levels = rulekit.load_game(GAMES / "domino7.yaml").levels
-    assert all(b.startswith("mcts") for b in levels[-1]["bots"])
-    assert not any(b.startswith("mcts") for level in levels[:-1] for b in level["bots"])
+    # the last two levels bring the search bot: one of them, then three
+    assert [sum(b.startswith("mcts") for b in level["bots"]) for level in levels[-2:]] == [1, 3]
+    assert not any(b.startswith("mcts") for level in levels[:-2] for b in level["bots"])
     file = tmp_path / "slow.yaml"
     file.write_text((GAMES / "domino7.yaml").read_text().split("\nlevels:")[0]
                     + "\nlevels:\n  - {min_score: 0, bots: [mcts:300, random, random]}\n")
@@ -200,3 +216,23 @@ def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(
     assert result.exit_code == 0, result.output
     assert "player 1 (mcts:300) is thinking..." in result.output
     assert "player 2 (random) is thinking" not in result.output
+
+
+def test_a_person_plays_against_the_search_bot_unless_told_otherwise() -> None:
+    """Without --bots the opponents are the default search bot, named in a header that
+    fits the screen; it stops at a second whatever the machine; --auto watches random
+    bots (quick), and --bots chooses."""
+    bot = make(DEFAULT_OPPONENT)
+    assert isinstance(bot, MctsBot) and bot.iterations and bot.seconds and bot.seconds <= 1
+    # seat 0 decides first, so the game stops before a bot has to move
+    out = CliRunner().invoke(main, ["play", str(QWIXX), "--players", "3", "--seed", "1"],
+                             input="quit\n", env={"COLUMNS": "80"}).output
+    header = out.split("\nEach player")[0]
+    assert (f"player 1 ({DEFAULT_OPPONENT}), player 2 ({DEFAULT_OPPONENT})"
+            in " ".join(header.split()))
+    assert all(len(line) <= 80 for line in header.split("\n"))
+    auto = CliRunner().invoke(main, ["play", str(QWIXX), "--auto", "--seed", "1"]).output
+    assert auto.startswith("Qwixx, 2 players: player 0 (random), player 1 (random)")
+    chosen = CliRunner().invoke(main, ["play", str(QWIXX), "--bots", "greedy", "--seed", "1"],
+                                input="quit\n").output
+    assert chosen.startswith("Qwixx, 2 players: player 0 (you), player 1 (greedy)")

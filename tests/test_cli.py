@@ -188,7 +188,8 @@ def test_play_auto_finishes() -> None:
 
 
 def test_play_reads_choices_from_a_pipe_and_stops_at_end_of_input() -> None:
-    result = run("play", QWIXX, "--players", "2", "--seed", "1", input="zzz\n99\n1\npass\n")
+    result = run("play", QWIXX, "--bots", "random", "--players", "2", "--seed", "1",
+                 input="zzz\n99\n1\npass\n")
     assert result.exit_code == 0
     out = result.output
     assert "'zzz' is not a legal choice" in out

@@ -44,7 +44,7 @@ def cpu_seconds(pid: int) -> float:
 
 # ---- exit codes --------------------------------------------------------------------------------
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to wait")
-@pytest.mark.parametrize("command", [["play", QWIXX, "--seed", "1"],
+@pytest.mark.parametrize("command", [["play", QWIXX, "--bots", "random", "--seed", "1"],
                                      ["simulate", QWIXX, "--games", "100000"]])
 def test_ctrl_c_exits_with_130_and_one_line(command: list) -> None:
     proc = child(*command)

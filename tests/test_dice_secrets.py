@@ -115,7 +115,8 @@ def test_a_bots_look_ahead_copy_rolls_the_other_cup_anew_and_keeps_its_own():
 
 
 def test_play_never_shows_the_other_players_dice_before_the_end():
-    result = run("play", str(LIARS), "--seed", "5", "--no-color", input="=1-1\n=Liar\n")
+    result = run("play", str(LIARS), "--bots", "random", "--seed", "5", "--no-color",
+                 input="=1-1\n=Liar\n")
     assert result.exit_code == 0, result.output
     before_end = result.output.split("calls liar")[0]
     assert "cup: 5 dice (hidden)" in before_end

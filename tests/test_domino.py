@@ -485,7 +485,7 @@ def test_play_domino7_reads_its_levels_and_stops_cleanly_at_end_of_input() -> No
     result = run("play", str(DOMINO7), input="1\n1\n")
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "Domino 7, level 1 of 5: Novice; score more than 0 to pass" in out
+    assert "Domino 7, level 1 of 6: Novice; score more than 0 to pass" in out
     assert "player 1 (random), player 2 (random), player 3 (random)" in out
     assert "your hand: " in out
     assert "end of input: the series stops at level 1" in out
@@ -494,9 +494,9 @@ def test_play_domino7_reads_its_levels_and_stops_cleanly_at_end_of_input() -> No
 def test_play_can_start_at_a_later_level(tmp_path) -> None:
     result = run("play", str(DOMINO7), "--level", "4", input="")
     assert result.exit_code == 0
-    assert "level 4 of 5: Expert" in result.output
+    assert "level 4 of 6: Expert" in result.output
     assert "player 1 (greedy), player 2 (greedy), player 3 (greedy)" in result.output
-    assert run("play", str(DOMINO7), "--level", "6", input="").exit_code == 2
+    assert run("play", str(DOMINO7), "--level", "7", input="").exit_code == 2
 
 
 def test_a_level_with_an_unknown_bot_is_a_located_error(tmp_path) -> None:

@@ -74,10 +74,10 @@ def a_label(labels: list[str]) -> str:
 @pytest.mark.parametrize("name", GAMES)
 def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
     file, help_text, stopped = GAMES[name]
-    first = last_choices(run("play", file, "--seed", "0", input="").output)
-    second = last_choices(run("play", file, "--seed", "0", input="1\n").output)
+    first = last_choices(run("play", file, "--bots", "random", "--seed", "0", input="").output)
+    second = last_choices(run("play", file, "--bots", "random", "--seed", "0", input="1\n").output)
     label = a_label(second)
-    result = run("play", file, "--seed", "0", input=f"?\nzzz\n1\n{label}\n")
+    result = run("play", file, "--bots", "random", "--seed", "0", input=f"?\nzzz\n1\n{label}\n")
     out = result.output
     assert result.exit_code == 0, out
     # `?` explains the choices with the game's own help text, then lists them again
@@ -116,7 +116,7 @@ def test_a_number_is_the_choice_listed_with_it_and_labels_ignore_spacing_and_cas
 
 def test_quit_stops_the_game_and_the_log_holds_what_was_played(tmp_path: Path) -> None:
     log = tmp_path / "q.jsonl"
-    result = run("play", QWIXX, "--log", str(log), input="pass\nquit\n")
+    result = run("play", QWIXX, "--bots", "random", "--log", str(log), input="pass\nquit\n")
     assert result.exit_code == 0
     assert "you quit: the game stops at turn" in result.output
     state = rebuild(rulekit.load_game(QWIXX), read_log(log))
@@ -131,7 +131,7 @@ def test_quit_stops_the_game_and_the_log_holds_what_was_played(tmp_path: Path) -
 # ---- the pictures ------------------------------------------------------------------------------
 def test_qwixx_shows_crosses_row_scores_and_penalties(tmp_path: Path) -> None:
     # seat 0 starts: crossing nothing in both actions costs a penalty
-    out = run("play", QWIXX, "--seed", "1", input="pass\npass\n").output
+    out = run("play", QWIXX, "--bots", "random", "--seed", "1", input="pass\npass\n").output
     assert "player 0 (you): pass  (-5, score -5)" in out
     mine = player_block(last_picture(out), 0)
     assert "penalties: 1 of 4 (-5 points)" in mine
@@ -139,7 +139,8 @@ def test_qwixx_shows_crosses_row_scores_and_penalties(tmp_path: Path) -> None:
     assert "player 0 (you): score -5" in mine
     # a cross shows on the sheet, and the row's score counts it
     log = tmp_path / "q.jsonl"
-    out = run("play", QWIXX, "--seed", "1", "--log", str(log), input="red 7\npass\n").output
+    out = run("play", QWIXX, "--bots", "random", "--seed", "1", "--log", str(log),
+              input="red 7\npass\n").output
     state = rebuild(rulekit.load_game(QWIXX), read_log(log))
     sheet = state.view(0)["components"]["sheet"]["sheets"][0]
     assert sheet["red"] == {"crossed": [7], "crosses": 1}
@@ -151,7 +152,8 @@ def test_qwixx_shows_crosses_row_scores_and_penalties(tmp_path: Path) -> None:
 
 def test_level_x_shows_the_board_chips_left_and_each_players_chips(tmp_path: Path) -> None:
     log = tmp_path / "l.jsonl"
-    out = run("play", LEVELX, "--seed", "5", "--log", str(log), input="1\n1\n1\n1\n").output
+    out = run("play", LEVELX, "--bots", "random", "--seed", "5", "--log", str(log),
+              input="1\n1\n1\n1\n").output
     state = rebuild(rulekit.load_game(LEVELX), read_log(log))
     view = state.view(0)["components"]
     picture = last_picture(out)
@@ -194,7 +196,7 @@ def test_domino_shows_your_hand_and_no_tile_of_another_hand(tmp_path: Path) -> N
     assert f"open ends: left {line['ends']['left']}, right {line['ends']['right']}; " \
            f"end sum {line['end_sum']}" in picture
     assert f"stock: {state.view(0)['components']['hand']['stock']['count']} tiles" in picture
-    assert "level 1 of 5 (Novice)" in picture
+    assert "level 1 of 6 (Novice)" in picture
 
 
 # ---- bots, logs and replays --------------------------------------------------------------------
@@ -296,7 +298,7 @@ class _Interrupted(io.BytesIO):
 
 
 def test_ctrl_c_stops_cleanly_and_an_unwritable_log_is_said_first(tmp_path: Path) -> None:
-    result = run("play", QWIXX, input=_Interrupted())
+    result = run("play", QWIXX, "--bots", "random", input=_Interrupted())
     assert result.exit_code == 130
     assert "interrupted: the game stops at turn 1." in result.output
     bad = run("play", QWIXX, "--auto", "--log", str(tmp_path / "no" / "such" / "dir.jsonl"))
@@ -336,7 +338,8 @@ def test_each_game_deals_anew_and_tells_its_seed_at_the_end_and_in_the_log(tmp_p
 
 def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_number() -> None:
     for seed in range(20):
-        labels = last_choices(run("play", LEVELX, "--seed", str(seed), input="").output)
+        labels = last_choices(run("play", LEVELX, "--bots", "random", "--seed", str(seed),
+                                  input="").output)
         clash = [k for k in range(1, len(labels) + 1)
                  if str(k) in labels and labels[k - 1] != str(k)]
         if clash:
@@ -344,9 +347,9 @@ def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_
     else:
         pytest.fail("no deal in 20 seeds where a choice number is another choice's label")
     k = clash[0]
-    out = run("play", LEVELX, "--seed", str(seed), input=f"{k}\n").output
+    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"{k}\n").output
     assert f"player 0 (you): {labels[k - 1]}\n" in out and "ambiguous" not in out
-    out = run("play", LEVELX, "--seed", str(seed), input=f"={k}\n").output
+    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"={k}\n").output
     assert f"player 0 (you): {k}\n" in out
 
 
@@ -440,7 +443,8 @@ def at_width(columns: int, *args: str, input: str) -> str:
 
 def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_choices() -> None:
     # five players, a whole game: every prompt's screen fits 24 rows
-    out = at_width(80, "play", QWIXX, "--players", "5", "--seed", "3", input="1\n" * 40)
+    out = at_width(80, "play", QWIXX, "--bots", "random", "--players", "5", "--seed", "3",
+                   input="1\n" * 40)
     assert out.count("\n> ") > 20 and "\ngame over after " in out
     for at in [m.start() for m in re.finditer("\n> ", out)]:
         screen = out[out.rindex("\n== ", 0, at):at].strip("\n").split("\n")
@@ -459,16 +463,18 @@ def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_cho
     assert "\nscores: " in narrow and re.search(r"^line \(\d\d tiles", narrow, re.M)
     assert max(len(line) for line in narrow.split("\n")) <= 60
     # the help is wrapped to the width, and 'show' draws everybody in full
-    narrow = at_width(60, "play", QWIXX, "--seed", "3", input="?\n")
+    narrow = at_width(60, "play", QWIXX, "--bots", "random", "--seed", "3", input="?\n")
     words = narrow[narrow.index("\n> ?") + 4:].split("\n   1. ")[0]  # the help text
     words += "\n" + narrow[:narrow.index("\n\n")]  # the title and the description
     assert "Everyone may cross" in words and max(len(line) for line in words.split("\n")) <= 60
-    full = at_width(80, "play", QWIXX, "--players", "3", "--seed", "3", input="show\n")
+    full = at_width(80, "play", QWIXX, "--bots", "random", "--players", "3", "--seed", "3",
+                    input="show\n")
     assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
 
 
 def test_level_x_with_four_players_fits_24_rows_at_every_prompt() -> None:
-    out = at_width(80, "play", LEVELX, "--players", "4", "--seed", "3", input="1\n" * 40)
+    out = at_width(80, "play", LEVELX, "--bots", "random", "--players", "4", "--seed", "3",
+                   input="1\n" * 40)
     prompts = [m.start() for m in re.finditer("\n> ", out)]
     assert len(prompts) > 20 and "\ngame over after " in out
     for at in prompts:  # from the picture's heading to the prompt itself
@@ -481,10 +487,11 @@ def test_level_x_with_four_players_fits_24_rows_at_every_prompt() -> None:
 
 def test_rows_and_choices_named_by_a_colour_are_shown_in_it_in_a_colour_terminal() -> None:
     red = click.style("red", fg="red", bold=True)
-    coloured = run("play", QWIXX, "--seed", "1", input="", color=True).output
+    coloured = run("play", QWIXX, "--bots", "random", "--seed", "1", input="", color=True).output
     assert re.search(rf"^    {re.escape(red)} +2 +3 ", coloured, re.M)  # the sheet's row
     assert re.search(rf" {re.escape(red)} \d+", coloured)                 # a choice 'red 7'
-    plain = run("play", QWIXX, "--seed", "1", "--no-color", input="", color=True).output
+    plain = run("play", QWIXX, "--bots", "random", "--seed", "1", "--no-color", input="",
+                color=True).output
     assert "\x1b[" not in plain
 
 

@@ -329,8 +329,8 @@ def test_a_played_game_recorded_as_a_test_passes_and_fails_when_the_rules_change
 
 def test_a_game_stopped_early_is_recorded_as_not_over(qwixx):
     test = qwixx.with_name("stopped.tests.yaml")
-    result = CliRunner().invoke(main, ["play", str(qwixx), "--record-test", str(test)],
-                                input="red 7\n")
+    result = CliRunner().invoke(main, ["play", str(qwixx), "--bots", "random",
+                                       "--record-test", str(test)], input="red 7\n")
     assert result.exit_code == 0
     assert "over: false" in test.read_text()
     assert run("test", str(test)).exit_code == 0

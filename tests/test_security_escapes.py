@@ -104,7 +104,7 @@ def test_validate_escapes_a_file_name_in_its_diagnostics(tmp_path: Path) -> None
 
 
 def test_play_escapes_the_name_labels_messages_help_display_and_end(game: Path) -> None:
-    result = run("play", game, "--no-color", input="?\n" + "1\n" * 40)
+    result = run("play", game, "--bots", "random", "--no-color", input="?\n" + "1\n" * 40)
     assert result.exit_code == 0, result.output
     out = result.output
     assert_escaped(out)
@@ -117,7 +117,7 @@ def test_play_escapes_the_name_labels_messages_help_display_and_end(game: Path) 
 
 
 def test_play_in_colour_adds_only_its_own_colours(game: Path) -> None:
-    out = run("play", game, input="1\n" * 40).output
+    out = run("play", game, "--bots", "random", input="1\n" * 40).output
     assert "\x1b[" in out                           # colour is on
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out)      # rulekit's own colours only
     assert_escaped(plain)
@@ -149,7 +149,7 @@ def test_run_time_errors_quoting_a_hostile_file_name_are_escaped(tmp_path: Path)
     path = tmp_path / "evil\x1b[2K\r ok.yaml"
     path.write_text(GAME.replace(f'game: "shown{EVIL}"', 'game: "{1 // (turn - turn)}"'),
                     encoding="utf-8")
-    result = run("play", path, "--no-color", input="1\n")
+    result = run("play", path, "--bots", "random", "--no-color", input="1\n")
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "\r" not in result.output
     assert re.search(r"^error: .*evil\\x1b\[2K\\r ok\.yaml:\d+:\d+: ", result.stderr, re.M)

@@ -194,7 +194,7 @@ def test_play_keeps_back_the_seed_when_the_person_quits(tmp_path: Path) -> None:
 
 
 def test_a_game_without_hidden_parts_still_shows_its_seed_at_the_start() -> None:
-    out = run("play", str(QWIXX), "--seed", "4242", input="pass\n").output
+    out = run("play", str(QWIXX), "--bots", "random", "--seed", "4242", input="pass\n").output
     assert "; seed 4242" in out.splitlines()[0]
 
 

@@ -149,7 +149,8 @@ def test_next_player_lets_a_chosen_player_lead_and_rounds_follow_the_start_playe
 def test_play_names_the_player_whose_turn_it_is(tmp_path):
     path = tmp_path / "lead.yaml"
     path.write_text(LEAD)
-    result = run("play", str(path), "--players", "3", "--seed", "1", "--no-color",
+    result = run("play", str(path), "--bots", "random", "--players", "3", "--seed", "1",
+                 "--no-color",
                  input="=lead 0\n=lead 0\n=lead 2\n")
     assert result.exit_code == 0, result.output
     heads = [line.split(":")[1].split("(")[0].strip() for line in result.output.splitlines()

@@ -64,7 +64,8 @@ def test_qwixx_names_each_decision_and_says_when_passing_costs_a_penalty():
     crossed.apply("pass")
     assert crossed.decision_title() == "white + colour: the active player only"
     # the terminal shows the title right above the choices
-    out = CliRunner().invoke(main, ["play", str(QWIXX), "--seed", "1"], input="").output
+    out = CliRunner().invoke(main, ["play", str(QWIXX), "--bots", "random", "--seed", "1"],
+                             input="").output
     assert "\nwhite sum " in out and ": everyone may cross it\n   1. " in out
 
 
@@ -116,14 +117,14 @@ def test_level_x_says_what_each_move_earned_and_it_adds_up():
             said += 1
     assert said > 5 and gains > 0
     # `?` explains how chips and bonus tiles are earned
-    help_out = CliRunner().invoke(main, ["play", str(LEVELX), "--seed", "2"],
+    help_out = CliRunner().invoke(main, ["play", str(LEVELX), "--bots", "random", "--seed", "2"],
                                   input="?\n").output
     assert "A complete set (a chip of every row) earns the" in " ".join(help_out.split())
 
 
 @pytest.mark.parametrize("capacity, words", [(1, "holds 1 pawn"), (2, "holds 2 pawns")])
 def test_counts_in_the_help_and_the_picture_take_the_plural(capacity, words):
-    out = CliRunner().invoke(main, ["play", str(LEVELX), "--seed", "1", "--set",
+    out = CliRunner().invoke(main, ["play", str(LEVELX), "--bots", "random", "--seed", "1", "--set",
                                     f"x_capacity={capacity}"], input="?\n").output
     assert f"X: the last field, {words}):" in out        # the picture
     assert f"X {words}," in " ".join(out.split())        # the game's help

@@ -12,20 +12,28 @@ imagined hands), selection uses the availability count of each action (how often
 was legal when its node was visited) in place of the parent's visit count: the
 single-observer ISMCTS of Cowling, Powley and Whitehouse (2012).
 
-Each seat maximises its own reward: 1 for a win (a shared win split evenly), 0
-otherwise, plus `MARGIN_WEIGHT` times its score margin (own score minus the best
-other score) over the game's score range (`score_bounds` when the file declares both
-bounds, else the spread of the final scores), so that a lost or a won game is still
-played for points. Selection is UCT with `EXPLORATION` as its constant; the playout
-after the tree is random or greedy (`mcts:200:greedy`). The decision is the most
-visited root action.
+Each seat maximises its own reward. A playout that reaches the end gives 1 for a win (a
+shared win split evenly), 0 otherwise, plus `MARGIN_WEIGHT` times its score margin (own
+score minus the best other score) over the game's score range (`score_bounds` when the
+file declares both bounds, else the spread of the final scores), so that a lost or a
+won game is still played for points. Playouts stop after `PLAYOUT_DECISIONS` decisions
+(random moves, or greedy ones with `mcts:200:greedy`), and a cut-off playout gives each
+seat the logistic of its margin over the mean margin size met in the search: a short
+look ahead that costs little and says more than a long random game.
+
+Selection is UCT with `EXPLORATION` as its constant plus a progressive bias: each
+action's one-step value (greedy's score margin right after it, 0 to 1 among the node's
+actions) times `PRIOR_WEIGHT` over its visits + 1, and untried actions are tried best
+value first. The search starts where greedy would play and leaves it where the
+iterations show better. The decision is the most visited root action.
 
 In a `together` window (everyone decides on the same state, the choices resolve
 afterwards) the copies imagine what earlier seats chose, which the later seat cannot see.
 
 Iteration budgets are reproducible: the same position, seed and budget give the same
-decision and the same statistics. A time budget (`mcts:0.5s`) is checked between
-iterations, so how many run, and hence the decision, depends on the machine's speed.
+decision and the same statistics. A time budget (`mcts:0.5s`, or `mcts:500:1s` with both:
+whichever ends first) is checked between iterations, so how many run, and hence the
+decision, depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -44,6 +52,11 @@ if TYPE_CHECKING:
 EXPLORATION = 0.7
 #: the weight of the score margin (a fraction of the score range) in a seat's reward
 MARGIN_WEIGHT = 0.05
+#: a playout stops after this many decisions and is scored by the score margins then
+PLAYOUT_DECISIONS = 8
+#: the weight of the one-step prior (progressive bias): an action's greedy value, 0
+#: (worst) to 1 (best), adds PRIOR_WEIGHT * value / (visits + 1) to its UCT value
+PRIOR_WEIGHT = 1.0
 #: the iterations of a bare `mcts`
 DEFAULT_ITERATIONS = 200
 #: the largest budgets a spec may ask for
@@ -52,9 +65,10 @@ MAX_SECONDS = 600.0
 
 
 class _Node:
-    """The statistics of one decision sequence, for the seat that made its last decision."""
+    """The statistics of one decision sequence, for the seat that made its last decision;
+    `prior` holds the one-step value of each action of the next decision met so far."""
 
-    __slots__ = ("seat", "visits", "total", "avail", "children")
+    __slots__ = ("seat", "visits", "total", "avail", "children", "prior")
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
@@ -62,10 +76,12 @@ class _Node:
         self.total = 0.0
         self.avail = 0
         self.children: dict[tuple[int, str], _Node] = {}
+        self.prior: dict[str, float] = {}
 
 
 class MctsBot:
-    """A search bot with a budget of iterations or seconds per decision.
+    """A search bot with a budget of iterations or seconds per decision, or both (it
+    stops at whichever ends first).
 
     After each decision `stats` holds the root's statistics: for every legal action
     label, how many iterations went through it and their mean reward for the seat.
@@ -73,15 +89,19 @@ class MctsBot:
 
     def __init__(self, iterations: int | None = None, seconds: float | None = None,
                  rollout: str = "random", rng: random.Random | None = None,
-                 name: str = "mcts", exploration: float = EXPLORATION) -> None:
-        if (iterations is None) == (seconds is None):
-            raise ValueError("give a budget of iterations or of seconds, not both or none")
+                 name: str = "mcts", exploration: float = EXPLORATION,
+                 playout_decisions: int | None = PLAYOUT_DECISIONS,
+                 prior_weight: float = PRIOR_WEIGHT) -> None:
+        if iterations is None and seconds is None:
+            raise ValueError("give a budget of iterations, of seconds, or both")
         self.iterations = iterations
         self.seconds = seconds
         self.rollout = rollout
         self.rng = rng or random.Random()
         self.name = name
         self.exploration = exploration
+        self.playout_decisions = playout_decisions
+        self.prior_weight = prior_weight
         self.stats: dict[str, dict[str, float]] = {}
         self._greedy = GreedyAgent() if rollout == "greedy" else None
 
@@ -113,18 +133,19 @@ class MctsBot:
         bounds = state.game.score_bounds.get(state.n, (None, None))
         lo, hi = bounds if bounds else (None, None)
         scale = float(hi - lo) if lo is not None and hi is not None and hi > lo else None
+        if self.prior_weight:
+            root.prior = one_step_values(state, state.legal_actions())
+        spread = _Spread()
         deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        limit = self.iterations if self.iterations is not None else -1
         done = 0
-        while True:
-            if deadline is None:
-                if done >= self.iterations:  # type: ignore[operator]
-                    break
-            elif done and time.perf_counter() >= deadline:
+        while done != limit:
+            if deadline is not None and done and time.perf_counter() >= deadline:
                 break
             copy = state.determinize(seat, rng)  # type: ignore[arg-type]
             path = self._descend(root, copy, rng)
-            self._playout(copy, rng)
-            rewards = self._rewards(copy, scale)
+            playout(copy, rng, self.playout_decisions, self._greedy)
+            rewards = _rewards(copy, scale, spread)
             for node in path:
                 node.visits += 1
                 node.total += rewards[node.seat]  # type: ignore[index]
@@ -132,10 +153,15 @@ class MctsBot:
         return root
 
     def _descend(self, root: _Node, s: State, rng: random.Random) -> list[_Node]:
-        """Selection and expansion of one node in the copy `s`; the nodes passed through."""
+        """Selection and expansion of one node in the copy `s`; the nodes passed through.
+
+        An action's one-step value (its prior) biases the choice while its visits are
+        few (progressive bias), and untried actions are tried best value first.
+        """
         node = root
         path: list[_Node] = []
         c = self.exploration
+        weight = self.prior_weight
         while not s.is_over:
             if s.is_chance:
                 s.resolve_chance()
@@ -143,6 +169,10 @@ class MctsBot:
             mover = s.current_player
             actions = s.legal_actions()
             children = node.children
+            prior = node.prior
+            if weight and len(actions) > 1 and any(a.label not in prior for a in actions):
+                for label, value in one_step_values(s, actions).items():
+                    prior.setdefault(label, value)
             untried = []
             available = []
             for a in actions:
@@ -153,7 +183,10 @@ class MctsBot:
                     child.avail += 1
                     available.append((child, a))
             if untried:
-                a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                if weight and len(untried) > 1:
+                    a = max(untried, key=lambda x: prior.get(x.label, 0.0))
+                else:
+                    a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                 child = _Node(mover)
                 child.avail = 1
                 children[(mover, a.label)] = child  # type: ignore[index]
@@ -164,8 +197,10 @@ class MctsBot:
             chosen = available[0]
             for pair in available:
                 child = pair[0]
-                value = child.total / child.visits + c * math.sqrt(
-                    math.log(child.avail) / child.visits)
+                visits = child.visits
+                value = child.total / visits + c * math.sqrt(math.log(child.avail) / visits)
+                if weight:
+                    value += weight * prior.get(pair[1].label, 0.0) / (visits + 1)
                 if value > best_value:
                     best_value, chosen = value, pair
             node = chosen[0]
@@ -173,36 +208,79 @@ class MctsBot:
             path.append(node)
         return path
 
-    def _playout(self, s: State, rng: random.Random) -> None:
-        """Play the copy to its end with the rollout policy; dice from the copy's own rng."""
-        greedy = self._greedy
-        while not s.is_over:
-            if s.is_chance:
-                s.resolve_chance()
-            elif greedy is not None:
-                s.apply(greedy.choose(s, rng))
-            else:
-                actions = s.legal_actions()
-                s.apply(actions[rng.randrange(len(actions))] if len(actions) > 1
-                        else actions[0])
-
-    @staticmethod
-    def _rewards(s: State, scale: float | None) -> list[float]:
-        """Each seat's reward: its share of the win plus a small share of its margin
-        (over `scale`, the declared score range, else the spread of these scores)."""
-        scores = s.scores()
-        best = max(scores)
-        winners = [i for i, x in enumerate(scores) if x == best]
-        share = 1.0 / len(winners)
-        span = scale if scale is not None else max(1.0, float(best - min(scores)))
-        out = []
-        for i, x in enumerate(scores):
-            others = [y for j, y in enumerate(scores) if j != i]
-            margin = x - (max(others) if others else 0)
-            out.append((share if x == best else 0.0)
-                       + MARGIN_WEIGHT * max(-1.0, min(1.0, margin / span)))
-        return out
-
     def __repr__(self) -> str:
-        budget = f"{self.iterations}" if self.iterations is not None else f"{self.seconds}s"
+        budget = ", ".join(([f"{self.iterations}"] if self.iterations is not None else [])
+                           + ([f"{self.seconds}s"] if self.seconds is not None else []))
         return f"MctsBot({budget}, rollout={self.rollout})"
+
+
+def one_step_values(state: State, actions: list[Action]) -> dict[str, float]:
+    """Each action's one-step value (greedy's score margin right after it), scaled from 0
+    (the worst of `actions`) to 1 (the best); all 0 when they are equal."""
+    seat = state.current_player
+    values = {a.label: GreedyAgent.value(state.preview(a).scores(), seat) for a in actions}
+    low, high = min(values.values()), max(values.values())
+    if high <= low:
+        return dict.fromkeys(values, 0.0)
+    return {label: (v - low) / (high - low) for label, v in values.items()}
+
+
+def playout(s: State, rng: random.Random, decisions: int | None,
+            greedy: GreedyAgent | None = None) -> None:
+    """Play the copy on with random moves (greedy ones with `greedy`), dice from the
+    copy's own rng, to its end or for `decisions` decisions (None: to the end).
+
+    Every playout of the search goes through here, so that a faster way to play a
+    copy on serves all of them.
+    """
+    left = decisions if decisions is not None else -1
+    while not s.is_over and left:
+        if s.is_chance:
+            s.resolve_chance()
+            continue
+        if greedy is not None:
+            s.apply(greedy.choose(s, rng))
+        else:
+            actions = s.legal_actions()
+            s.apply(actions[rng.randrange(len(actions))] if len(actions) > 1 else actions[0])
+        left -= 1
+
+
+class _Spread:
+    """The mean size of the score margins met at cut-off playouts, to scale them by."""
+
+    __slots__ = ("total", "count")
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self.count = 0
+
+    def scale(self, margins: list[int]) -> float:
+        for m in margins:
+            self.total += abs(m)
+        self.count += len(margins)
+        return max(1.0, self.total / self.count)
+
+
+def _rewards(s: State, scale: float | None, spread: _Spread) -> list[float]:
+    """Each seat's reward in [0, 1 + MARGIN_WEIGHT].
+
+    At the end: its share of the win plus a small share of its margin (over `scale`,
+    the declared score range, else the spread of these scores). Where a playout was
+    cut off: the logistic of its margin (own score minus the best other) over the mean
+    margin size met so far, an estimate of its chance to win from there.
+    """
+    scores = s.scores()
+    n = len(scores)
+    margins = []
+    for i, x in enumerate(scores):
+        others = [y for j, y in enumerate(scores) if j != i]
+        margins.append(x - (max(others) if others else 0))
+    if not s.is_over:
+        size = spread.scale(margins)
+        return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, m / size)))) for m in margins]
+    best = max(scores)
+    share = 1.0 / sum(1 for x in scores if x == best)
+    span = scale if scale is not None else max(1.0, float(best - min(scores)))
+    return [(share if scores[i] == best else 0.0)
+            + MARGIN_WEIGHT * max(-1.0, min(1.0, margins[i] / span)) for i in range(n)]

@@ -151,7 +151,8 @@ def _levels() -> dict:
     from rulekit.bots import SPEC_PATTERN
 
     bot = {"type": "string", "pattern": SPEC_PATTERN, "title": "bot",
-           "description": "random, greedy or mcts[:BUDGET][:ROLLOUT] (mcts:400, mcts:0.5s)"}
+           "description": "random, greedy or mcts[:BUDGET][:ROLLOUT] (mcts:400, mcts:0.5s, "
+                          "mcts:2000:1s)"}
     return {
         "type": "array", "minItems": 1,
         "description": "levels played in turn by `rulekit play`; a level passes when the "
