@@ -56,7 +56,7 @@ def api_runner(game: Any, players: int) -> Callable[[int, int], int]:
 
 def playout_runner(game: Any, players: int) -> Callable[[int, int], int]:
     """Random playouts of a YAML game through `State.playout`, the fast path that search
-    bots' rollouts take: the same games as `api_runner`'s, without a call per move."""
+    bots' playouts take: random games like `api_runner`'s, without a call per move."""
     def run(games: int, seed: int) -> int:
         rng = random.Random(seed)
         return sum(game.new_game(players=players, seed=seed + i).playout(rng)

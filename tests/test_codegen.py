@@ -58,13 +58,15 @@ def test_generated_code_plays_the_same_games_as_the_closures(path: Path) -> None
 
 
 def random_game(game: rulekit.Game, players: int, seed: int) -> rulekit.State:
-    """A random game through the public calls, one move at a time."""
+    """A random game through the public calls, one move at a time (a decision of one
+    option draws nothing from the RNG)."""
     state, rng = game.new_game(players=players, seed=seed), random.Random(seed)
     while not state.is_over:
         if state.is_chance:
             state.resolve_chance()
         else:
-            state.apply(rng.choice(state.legal_actions()))
+            actions = state.legal_actions()
+            state.apply(actions[rng.randrange(len(actions))] if len(actions) > 1 else actions[0])
     return state
 
 

@@ -233,16 +233,15 @@ def playout(s: State, rng: random.Random, decisions: int | None,
     Every playout of the search goes through here, so that a faster way to play a
     copy on serves all of them.
     """
+    if greedy is None:  # the engine's fast path: no public call per move
+        s.playout(rng, decisions)
+        return
     left = decisions if decisions is not None else -1
     while not s.is_over and left:
         if s.is_chance:
             s.resolve_chance()
             continue
-        if greedy is not None:
-            s.apply(greedy.choose(s, rng))
-        else:
-            actions = s.legal_actions()
-            s.apply(actions[rng.randrange(len(actions))] if len(actions) > 1 else actions[0])
+        s.apply(greedy.choose(s, rng))
         left -= 1
 
 

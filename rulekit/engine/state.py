@@ -220,16 +220,16 @@ class State:
         """Play on with random legal actions and sampled chance outcomes until the game
         ends, or until `decisions` decisions were made; returns how many were made.
 
-        The same game as `apply(rng.choice(legal_actions()))` and `resolve_chance()` in a
-        loop, for the same `rng`, and each move under the same work budget, but without
-        the costs of one public call per move: the fast path of random simulation and of
-        search bots' rollouts.
+        The same game as `resolve_chance()` and `apply(actions[rng.randrange(n)])` (a
+        decision of one option draws nothing from `rng`) in a loop, each move under the
+        same work budget, but without the costs of one public call per move: the fast
+        path of random simulation and of search bots' playouts.
         """
         made = 0
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
         old, old_what = budget._left, budget._what
-        choice = rng.choice
+        randrange = rng.randrange
         try:
             while not self.over and made != left:
                 pending = self._pending
@@ -244,7 +244,9 @@ class State:
                     if pending is None:
                         self._chance(self._pending_chance, None)
                     else:
-                        chosen = choice(pending.actions)
+                        actions = pending.actions
+                        n = len(actions)
+                        chosen = actions[randrange(n)] if n > 1 else actions[0]
                         self._play(pending, chosen, chosen.label)
                         made += 1
                 finally:
