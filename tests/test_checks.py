@@ -174,3 +174,12 @@ def test_set_of_an_unknown_variable(tmp_path):
     text = QWIXX.replace("- add: {active.penalties: 1}", "- add: {active.penalty: 1}")
     (d,) = errors(tmp_path, text)
     assert "penalty" in d.message and d.hint == "did you mean 'penalties'?"
+
+
+def test_a_mapping_with_number_and_name_keys_is_an_unknown_key_error(tmp_path):
+    # the schema's message lists the keys it refuses: numbers and names together
+    text = QWIXX.replace("  max_penalties:", "  1: {type: int, default: 1}\n  max_penalties:", 1)
+    text = text.replace("players: {min: 2, max: 5}", "players: {min: 2, max: 5, 7: 1, x: 2}")
+    diags = errors(tmp_path, text)
+    line, _col = line_of(text, "players: {min: 2, max: 5, 7: 1, x: 2}")
+    assert any(d.line == line and "unknown key" in d.message for d in diags), diags
