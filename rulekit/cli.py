@@ -19,7 +19,6 @@ from rulekit.agents import known_agents, make_agent
 from rulekit.bots import DEFAULT_OPPONENT
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.files import expand, load_stdin, resolve_game
-from rulekit.spec.warnings import warnings_of
 from rulekit.terminal import (
     EndOfInput,
     LogFile,
@@ -163,6 +162,7 @@ def validate(files: tuple[str, ...], fmt: str, sets: tuple[str, ...],
     from rulekit.check import check_game
     from rulekit.scenarios.suite import is_tests_file, load_suite
     from rulekit.spec.params import parse_set_options
+    from rulekit.spec.warnings import warnings_of
 
     try:
         overrides = parse_set_options(list(sets)) if sets else None

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from rulekit.errors import Diagnostic, GameFileError
-from rulekit.spec.source import MAX_CHARS, parse_text
 
 #: what a game file's name ends with
 SUFFIXES = (".yaml", ".yml")
@@ -62,6 +61,7 @@ def load_stdin(overrides: dict[str, Any] | None, stream: IO[bytes] | None = None
     """The game read from standard input, under the same limits as a file. It has no
     folder, so it may not `extends:` another file."""
     from rulekit.engine.game import check_source
+    from rulekit.spec.source import MAX_CHARS, parse_text  # YAML: not for `--help`
 
     stream = stream if stream is not None else sys.stdin.buffer
     data = stream.read(4 * MAX_CHARS + 1)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -211,3 +213,13 @@ def test_play_bad_seat_is_a_usage_error() -> None:
     result = run("play", QWIXX, "--players", "2", "--seat", "5")
     assert result.exit_code == 2
     assert "--seat" in result.output
+
+
+def test_help_starts_without_the_parsers_and_the_schema_validator() -> None:
+    # `rulekit --help` should answer at once: no YAML reader, grammar or schema validator
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom rulekit.cli import main\n"
+            "r = CliRunner().invoke(main, ['--help'])\nassert r.exit_code == 0, r.output\n"
+            "print(sorted(m for m in ('yaml', 'lark', 'jsonschema', 'rulekit.engine') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
