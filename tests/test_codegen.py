@@ -102,6 +102,7 @@ name: Shape
 players: {min: 2, max: 3}
 vars:
   @VAR@: {per: player, init: 0}
+  @GVAR@: {init: 0}
 components:
   dice: {kind: dice, dice: {d1: 6, d2: 6}}
 flow:
@@ -117,18 +118,32 @@ flow:
             label: "@TEXT@ {@LOOP@}-{@INNER@} {@LET@} '@TEXT@'"
             do:
               - add: {player.@VAR@: 1}
+              - for: "@ITEM@ in range(@INNER@ + 1)"
+                do:
+                  - if: "@ITEM@ % 2 == 0"
+                    then:
+                      - let: {@STEP@: "@ITEM@ + @LET@"}
+                      - add: {player.@VAR@: "@STEP@ % 3"}
+                    else:
+                      - say: "@TEXT@ {@ITEM@} '@TEXT@'"
+              - say: {to: player, text: "'@TEXT@' {player.@VAR@}"}
+    - let: {@AFTER@: "@OUTER@ * 2"}
+    - set: {@GVAR@: "@AFTER@ + @OUTER@"}
 end:
   when: {done: "turn > 3"}
 score: "player.@VAR@"
 """
 
 PLAIN = {"@VAR@": "points", "@OUTER@": "total", "@PASS@": "pass", "@LOOP@": "a",
-         "@INNER@": "b", "@LET@": "c", "@TEXT@": "take"}
+         "@INNER@": "b", "@LET@": "c", "@TEXT@": "take", "@ITEM@": "i", "@STEP@": "d",
+         "@AFTER@": "e", "@GVAR@": "sum"}
 # names a Python programmer would not want in generated code, and strings that try to
 # end a literal and write code
 HOSTILE = {"@VAR@": "seen", "@OUTER@": "st", "@PASS@": "pass\\\"); import os #",
            "@LOOP@": "out", "@INNER@": "base", "@LET@": "label",
-           "@TEXT@": "x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"{{}}\\\\n#"}
+           "@TEXT@": "x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"{{}}\\\\n#",
+           # the names of generated step functions' own arguments and temporaries
+           "@ITEM@": "env", "@STEP@": "left1", "@AFTER@": "x1", "@GVAR@": "s2"}
 
 
 def generated(tmp_path: Path, words: dict[str, str]) -> list[str]:
@@ -163,14 +178,17 @@ def shape(source: str) -> list[tuple[int, str]]:
 def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> None:
     plain = generated(tmp_path, PLAIN)
     hostile = generated(tmp_path, HOSTILE)
-    assert plain and len(plain) == len(hostile)
+    # the option generator, the action's three steps, the turn's two `let`s and its `set`
+    assert len(plain) == len(hostile) == 7
+    assert sum("def run(st, env):" in a for a in plain) == 6
+    differ = set()
     for a, b in zip(plain, hostile):
-        # the only words that differ are attribute names the types vouched for
         sa, sb = shape(a), shape(b)
         assert [t for t, _s in sa] == [t for t, _s in sb]
-        differ = {(x, y) for (_t, x), (_u, y) in zip(sa, sb) if x != y}
-        assert differ == {("points", "seen")}, differ
+        differ |= {(x, y) for (_t, x), (_u, y) in zip(sa, sb) if x != y}
         assert "import" not in b and "os" not in re.findall(r"\w+", b)
+    # the only words that differ are attribute names the types vouched for
+    assert differ == {("points", "seen")}, differ
 
 
 def test_rulekit_compile_shows_the_generated_code() -> None:
@@ -180,3 +198,58 @@ def test_rulekit_compile_shows_the_generated_code() -> None:
     assert re.search(r"# .*qwixx\.yaml:\d+:\d+", result.output)
     bad = CliRunner().invoke(main, ["compile", str(ROOT / "games" / "missing.yaml")])
     assert bad.exit_code == 1 and "no such file" in bad.output
+
+
+@pytest.mark.parametrize("words", [PLAIN, HOSTILE], ids=["plain", "hostile"])
+def test_generated_steps_play_the_same_games_as_the_closures(tmp_path: Path,
+                                                             words: dict[str, str]) -> None:
+    text = GAME
+    for key, value in words.items():
+        text = text.replace(key, value)
+    path = tmp_path / "shape.yaml"
+    path.write_text(text, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    for seed in range(10):
+        assert course(fast, 2, seed) == course(slow, 2, seed), seed
+
+
+FAILING = """\
+name: Failing
+players: {min: 2, max: 2}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        options:
+          - label: go
+            do:
+              - for: "k in range(2)"
+                do:
+                  - add: {player.points: "12 // (dice.d1 - k - 3)"}
+end:
+  when: {done: "turn > 20"}
+score: player.points
+"""
+
+
+def test_an_error_in_a_generated_step_names_the_step_as_the_closures_do(
+        tmp_path: Path) -> None:
+    path = tmp_path / "failing.yaml"
+    path.write_text(FAILING, encoding="utf-8")
+    errors = []
+    for generated_code in (True, False):
+        state = load(path, generated_code).new_game(seed=1)
+        with pytest.raises(rulekit.RulekitError) as info:
+            while not state.is_over:
+                if state.is_chance:
+                    state.resolve_chance()
+                else:
+                    state.apply("go")
+        errors.append((str(info.value), state.log, state.pvars))
+    assert errors[0] == errors[1]
+    assert "failing.yaml:14:17: an action failed while the game ran: ZeroDivisionError" in \
+        errors[0][0]

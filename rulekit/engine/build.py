@@ -293,6 +293,8 @@ class GameBuild:
         self.runs: list[tuple[Path_, S.Run]] = []
         self.private_lines = False
         self.procs: dict[str, tuple[S.Step, ...]] = {}
+        #: every step compiled, in the order it was (a block's steps before the block)
+        self.all_steps: list[S.Step] = []
         self.kinds: dict[str, Kind] = {}
         #: the source of every generated function, for `rulekit compile`
         self.generated: list[str] = []
@@ -490,6 +492,7 @@ class GameBuild:
             triggers.append(trigger)
         out["triggers"] = triggers
         self.resolve_runs(compiled_procs)
+        self.generate_steps()
 
         end = data.get("end") or {}
         when = end.get("when")
@@ -703,13 +706,45 @@ class GameBuild:
                     self.b.error(path + (i, extra[0]), f"'{extra[0]}' does not belong to a "
                                  "`let` step", "a `let` step only names values: put the rest "
                                  "in steps of their own", key=True)
+                entry = scope
                 step, scope = self.let_step(path + (i, "let"), item["let"], scope)
             else:
+                entry = scope
                 step = self.step(path + (i,), item, scope)
             if step is not None:
                 step.where = self.b.where(path + (i,))
+                step.scope = entry
                 out.append(step)
+                self.all_steps.append(step)
         return tuple(out)
+
+    def generate_steps(self) -> None:
+        """Every outermost step that only has effects as generated code, where it can be:
+        a step inside an if or a loop is part of its block's function, or gets its own
+        when the block has a part without source form."""
+        if self.b.diags:
+            return
+        inner = {id(c) for s in self.all_steps
+                 for c in (getattr(s, "then", ()) + getattr(s, "other", ())
+                           + getattr(s, "body", ()))}
+        done: set[int] = set()
+
+        def generate(step: S.Step) -> None:
+            if id(step) in done:
+                return
+            done.add(id(step))
+            made = codegen.step_function(step, step.where)
+            if made is not None:
+                step.run, source = made  # type: ignore[method-assign]
+                self.generated.append(source)
+                return
+            for c in getattr(step, "then", ()) + getattr(step, "other", ()) + getattr(
+                    step, "body", ()):
+                generate(c)
+
+        for step in self.all_steps:
+            if id(step) not in inner:
+                generate(step)
 
     def let_step(self, path: Path_, value: Any, scope: Scope) -> tuple[S.Step | None, Scope]:
         """`let: {NAME: EXPR}` names values for the steps after it, in the same list."""
@@ -718,12 +753,16 @@ class GameBuild:
                          'for example let: {n: "dice.d1 + dice.d2"}')
             return None, scope
         lets = []
+        gen = []
         for name, text in value.items():
             c = self.b.expr(path + (name,), text, scope)
             if c is not None:
                 lets.append((str(name), c.fn))
                 scope = scope.with_local(str(name), c.type, c.reads)
-        return S.Let(lets), scope
+                gen.append((str(name), c, scope.pynames[str(name)]))
+        step = S.Let(lets)
+        step.gen = gen
+        return step, scope
 
     def step(self, path: Path_, item: Any, scope: Scope) -> S.Step | None:
         b = self.b
@@ -755,14 +794,18 @@ class GameBuild:
         value = item[key]
         p = path + (key,)
         if key == "if":
-            cond = b.fn(p, value, scope, BOOL)
+            c = b.expr(p, value, scope, BOOL)
             then = self.steps(path + ("then",), item.get("then") or [], scope)
             other = self.steps(path + ("else",), item.get("else") or [], scope)
-            return S.If(cond, then, other)
+            step = S.If(c.fn if c is not None else _broken, then, other)
+            step.gen = c
+            return step
         if key == "for":
             iterate, inner = b.bindings(p, value, scope)
             body = self.steps(path + ("do",), item.get("do") or [], inner)
-            return S.ForEach(iterate or (lambda st, env: ()), body)
+            step = S.ForEach(iterate or (lambda st, env: ()), body)
+            step.gen = iterate
+            return step
         if key == "repeat":
             return self.repeat_step(path, value, item.get("do") or [], scope)
         if key == "break":
@@ -797,11 +840,19 @@ class GameBuild:
         if key in ("set", "add"):
             return self.set_step(p, value, scope, key == "add")
         if key == "say":
+            to_c = None
             if isinstance(value, dict):  # a private line: {to: PLAYER, text: TEMPLATE}
                 self.private_lines = True
-                to = b.fn(p + ("to",), value.get("to"), scope, self.player_t)
-                return S.Say(b.template(p + ("text",), value.get("text"), scope), to)
-            return S.Say(b.template(p, value, scope))
+                to_c = b.expr(p + ("to",), value.get("to"), scope, self.player_t)
+                text = b.compiled_template(p + ("text",), value.get("text"), scope)
+            else:
+                text = b.compiled_template(p, value, scope)
+            step = S.Say(text.fn if text is not None else _broken,
+                         None if to_c is None else to_c.fn)
+            if isinstance(value, dict) and to_c is None:
+                step.to = _broken
+            step.gen = (text, to_c)
+            return step
         if key in ("choose", "together"):
             return self.choose(p, value, scope, key == "together")
         if key in _all_chances():
@@ -902,8 +953,10 @@ class GameBuild:
                          if d.get("per") != "player"]
                 b.unknown(vpath, "game variable", var, known, key=True)
                 return None
-            step = S.SetVar(var, None, b.fn(vpath, expr, scope, expect), add)
+            c = b.expr(vpath, expr, scope, expect)
+            step = S.SetVar(var, None, c.fn if c is not None else _broken, add)
             step.writes = self.changes(frozenset((var,)))
+            step.gen = (None, c)
             return step
         who = b.expr(vpath, who_text, scope, key=True)
         if who is None:
@@ -919,8 +972,10 @@ class GameBuild:
                      if d.get("per") == "player"]
             b.unknown(vpath, "player variable", var, known, key=True)
             return None
-        step = S.SetVar(var, who.fn, b.fn(vpath, expr, scope, expect), add)
+        c = b.expr(vpath, expr, scope, expect)
+        step = S.SetVar(var, who.fn, c.fn if c is not None else _broken, add)
         step.writes = self.changes(frozenset((var,)))
+        step.gen = (who, c)
         return step
 
     def effect(self, path: Path_, key: str, value: Any, scope: Scope) -> S.Step | None:
@@ -953,14 +1008,17 @@ class GameBuild:
                     f"got {target.type.name}", f"name a component (or a player's component) "
                     f"of the kind that offers `{key}`")
         args = []
+        gen = []
         changed = target.reads  # the component the effect acts on, and any it is given
         for a, t in eff.args.items():
             c = b.expr(path + (a,), value[a], scope, t) if a in value else None
             args.append(c.fn if c is not None else (lambda st, env: None))
+            gen.append(c)
             if c is not None and isinstance(c.type, ObjT) and c.type.name != "Player":
                 changed = None if changed is None or c.reads is None else changed | c.reads
         step = S.Effect(target.fn, eff.method, args)
         step.writes = self.changes(changed)
+        step.gen = (target, gen)
         return step
 
     def choose(self, path: Path_, value: Any, scope: Scope, together: bool) -> S.Step | None:

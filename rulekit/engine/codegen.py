@@ -12,11 +12,13 @@ closure path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
+from rulekit.engine.steps import MAX_INT, log_too_long
 from rulekit.expr import Compiled, pysource
-from rulekit.expr.budget import MAX_OPTIONS, BudgetExceeded, charged
+from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
 
 #: False: every part runs on the closure path (the differential tests compare both)
@@ -87,3 +89,183 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
     source = "\n".join(lines) + "\n"
     return pysource.compile_function(source, consts, "generate"), f"# {where}\n{source}"
 
+
+
+#: a token of generated source that names a local of the compiler's own (see Scope.pynames)
+_PYNAME = re.compile(r"\bv\d+\b")
+#: a local or a constant of generated code: reading it has no effect and cannot fail
+_SIMPLE = re.compile(r"[kv]\d+")
+
+
+class _Block:
+    """The lines of one generated step function while they are written."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.temps = 0
+
+    def temp(self, stem: str) -> str:
+        self.temps += 1
+        return f"{stem}{self.temps}"
+
+    def add(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+
+def _srcs(*parts: Compiled | None) -> bool:
+    return all(c is not None and c.src is not None for c in parts)
+
+
+def _emit(out: _Block, step: Any, depth: int, top: bool, consts: dict[str, Any]) -> bool:
+    """Write `step` as lines at `depth`; False when a part of it has no source form.
+
+    `top`: the step runs in the env it was given (not in a loop's), so a `let` also
+    writes its names there for the steps after it that are not part of this function.
+    """
+    gen = step.gen
+    if gen is None or not step.pure:
+        return False
+    kind = step.__class__.__name__
+    if kind == "Effect":
+        target, args = gen
+        if not _srcs(target, *[a for a in args if a is not None]):
+            return False
+        # the method is the engine's own (a kind's effect), private ones included
+        if not pysource.identifier(step.method.removeprefix("_")):
+            return False
+        for c in [target, *args]:
+            if c is not None:
+                consts.update(c.consts or {})
+        view = out.temp("t")
+        out.add(depth, f"{view} = {target.src}")
+        names = []
+        for a in args:
+            if a is None or _SIMPLE.fullmatch(a.src):
+                # a local or a constant: the same value after the version is counted up
+                names.append(a.src if a is not None else "None")
+                continue
+            name = out.temp("a")
+            out.add(depth, f"{name} = {a.src}")
+            names.append(name)
+        # a define read while the effect runs (an `on_lock:`) is read anew
+        out.add(depth, "st._version += 1")
+        out.add(depth, f"{view}.{step.method}({', '.join(names)})")
+        out.add(depth, "st._version += 1")
+        out.add(depth, f"st._dirty |= {pysource.const(step.writes)}")
+        return True
+    if kind == "SetVar":
+        who, value = gen
+        if not _srcs(value, *([who] if who is not None else [])):
+            return False
+        for c in (who, value):
+            if c is not None:
+                consts.update(c.consts or {})
+        x, store = out.temp("x"), out.temp("s")
+        name = pysource.const(step.name)
+        out.add(depth, f"{x} = {value.src}")
+        out.add(depth, f"{store} = st.gvars" if who is None else f"{store} = ({who.src}).vars")
+        if step.add:
+            out.add(depth, f"{x} = {store}[{name}] + {x}")
+        # what SetVar.check refuses: whole numbers past MAX_INT, floats that are not finite
+        out.add(depth, f"if {x}.__class__ is not {pysource.const(int)} or not "
+                       f"{pysource.const(-MAX_INT)} < {x} < {pysource.const(MAX_INT)}:")
+        out.add(depth + 1, f"{pysource.const(step.check)}({x})")
+        out.add(depth, f"{store}[{name}] = {x}")
+        out.add(depth, "st._version += 1")
+        out.add(depth, f"st._dirty |= {pysource.const(step.writes)}")
+        return True
+    if kind == "Say":
+        text, to = gen
+        if not _srcs(text, *([to] if to is not None else [])):
+            return False
+        for c in (text, to):
+            if c is not None:
+                consts.update(c.consts or {})
+        x = out.temp("x")
+        out.add(depth, f"{x} = {text.src}")
+        out.add(depth, f"st._log_chars += {pysource.const(len)}({x})")
+        out.add(depth, f"if st._log_chars > {pysource.const(MAX_LOG_CHARS)}:")
+        out.add(depth + 1, f"raise {pysource.const(log_too_long)}()")
+        if to is None:
+            out.add(depth, f"st.log.append({{{pysource.const('say')}: {x}}})")
+        else:
+            out.add(depth, f"st.log.append({{{pysource.const('say')}: {x}, "
+                           f"{pysource.const('to')}: ({to.src}).seat}})")
+        return True
+    if kind == "Let":
+        if not _srcs(*[c for _n, c, _p in gen]):
+            return False
+        for name, c, pyname in gen:
+            consts.update(c.consts or {})
+            out.add(depth, f"{pyname} = {c.src}")
+            if top:
+                out.add(depth, f"env[{pysource.const(name)}] = {pyname}")
+        return True
+    if kind == "If":
+        if not _srcs(gen):
+            return False
+        consts.update(gen.consts or {})
+        out.add(depth, f"if {gen.src}:")
+        if not _emit_all(out, step.then, depth + 1, top, consts):
+            return False
+        if step.other:
+            out.add(depth, "else:")
+            if not _emit_all(out, step.other, depth + 1, top, consts):
+                return False
+        return True
+    if kind == "ForEach":
+        clauses = getattr(gen, "srcs", ())
+        if not clauses or any(src is None for _n, _p, src in clauses):
+            return False
+        consts.update(gen.consts)
+        # every round counts against the step budget, as ForEach.run counts it
+        left, n = out.temp("left"), out.temp("n")
+        out.add(depth, f"{left} = st._steps_left")
+        out.add(depth, f"{n} = 0")
+        inner = depth
+        k_charged = pysource.const(charged)
+        for _name, pyname, src in clauses:
+            out.add(inner, f"for {pyname} in {k_charged}({src}):")
+            inner += 1
+        out.add(inner, f"{n} += 1")
+        out.add(inner, f"if {n} > {left}:")
+        out.add(inner + 1, f"st._steps_left = {left} - {n}")
+        out.add(inner + 1, f"raise st._endless({pysource.const(step)})")
+        if not _emit_all(out, step.body, inner, False, consts):
+            return False
+        out.add(depth, f"st._steps_left -= {n}")
+        return True
+    return False
+
+
+def _emit_all(out: _Block, steps: Any, depth: int, top: bool, consts: dict[str, Any]) -> bool:
+    if not steps:
+        out.add(depth, "pass")
+        return True
+    return all(_emit(out, s, depth, top, consts) for s in steps)
+
+
+def step_function(step: Any, where: str) -> tuple[Callable, str] | None:
+    """A step that only has effects as one compiled function `run(st, env)` and its source,
+    or None when a part has no source form: its expressions inline, its loops Python loops,
+    its names Python locals, without a call per step or per expression.
+
+    The same work in the same order as the step's own `run` (the versions and change bits
+    of the state, the step budget, the budget of `say` lines), so that it plays the same.
+    """
+    if not ENABLED:
+        return None
+    consts: dict[str, Any] = {}
+    out = _Block()
+    with pysource.collecting(consts):
+        if not _emit(out, step, 1, True, consts):
+            return None
+        body = "\n".join(out.lines)
+        # the names the step reads from the env it runs in, bound once on entry
+        used = set(_PYNAME.findall(body))
+        head = ["def run(st, env):"]
+        for name, pyname in step.scope.pynames.items():
+            if pyname in used:
+                head.append(f"    {pyname} = env[{pysource.const(name)}]")
+    source = "\n".join(head) + "\n" + body + "\n    return False\n"
+    return pysource.compile_function(source, consts, "run"), f"# {where}\n{source}"
