@@ -490,9 +490,15 @@ class GameBuild:
             trigger.mask = self.mask(None if c is None or reads is None or c.reads is None
                                      else reads | c.reads)
             triggers.append(trigger)
+            trigger.gen = c
         out["triggers"] = triggers
         self.resolve_runs(compiled_procs)
         self.generate_steps()
+        for trigger in triggers if not b.diags else ():
+            made = codegen.trigger_function(trigger, trigger.iterate, trigger.gen, trigger.where)
+            if made is not None:
+                trigger.fire, source = made  # type: ignore[method-assign]
+                self.generated.append(source)
 
         end = data.get("end") or {}
         when = end.get("when")

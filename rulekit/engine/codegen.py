@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.engine.steps import MAX_INT, log_too_long
+from rulekit.engine.steps import MAX_INT, MAX_TRIGGER_FIRINGS, log_too_long
 from rulekit.expr import Compiled, pysource
 from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
@@ -269,3 +269,34 @@ def step_function(step: Any, where: str) -> tuple[Callable, str] | None:
                 head.append(f"    {pyname} = env[{pysource.const(name)}]")
     source = "\n".join(head) + "\n" + body + "\n    return False\n"
     return pysource.compile_function(source, consts, "run"), f"# {where}\n{source}"
+
+
+def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | None,
+                     where: str) -> tuple[Callable, str] | None:
+    """A trigger's check and steps as one compiled function `fire(st)` and its source, or
+    None when a part has no source form; the work of `Trigger.fire`, in the same order."""
+    if not ENABLED or cond is None or cond.src is None:
+        return None
+    clauses = getattr(iterate, "srcs", ()) if iterate is not None else ()
+    if iterate is not None and (not clauses or any(src is None for _n, _p, src in clauses)):
+        return None
+    consts: dict[str, Any] = dict(cond.consts or {})
+    if iterate is not None:
+        consts.update(iterate.consts)
+    out = _Block()
+    with pysource.collecting(consts):
+        depth = 1
+        k_charged = pysource.const(charged)
+        for _name, pyname, src in clauses:
+            out.add(depth, f"for {pyname} in {k_charged}({src}):")
+            depth += 1
+        n = out.temp("n")
+        out.add(depth, f"{n} = 0")
+        out.add(depth, f"while {cond.src}:")
+        out.add(depth + 1, f"{n} += 1")
+        out.add(depth + 1, f"if {n} > {pysource.const(MAX_TRIGGER_FIRINGS)}:")
+        out.add(depth + 2, f"raise {pysource.const(trigger.endless)}()")
+        if not _emit_all(out, trigger.steps, depth + 1, False, consts):
+            return None
+    source = "def fire(st):\n" + "\n".join(out.lines) + "\n"
+    return pysource.compile_function(source, consts, "fire"), f"# {where}\n{source}"

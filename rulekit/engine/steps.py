@@ -610,6 +610,8 @@ class Trigger:
     where: str
     #: bits of what the condition and the `for` lists read (-1: cannot be told)
     mask: int = -1
+    #: the checked condition, for generated code (see codegen.trigger_function)
+    gen: Any = None
 
     def fire(self, st: State) -> None:
         envs = self.iterate(st, {}) if self.iterate is not None else ({},)
@@ -618,8 +620,10 @@ class Trigger:
             while self.cond(st, env):
                 n += 1
                 if n > MAX_TRIGGER_FIRINGS:
-                    raise EndlessFlowError(f"{self.where}: the trigger fired "
-                                           f"{MAX_TRIGGER_FIRINGS} times after one step; its "
-                                           "condition never becomes false")
+                    raise self.endless()
                 for step in self.steps:
                     step.run(st, env)
+
+    def endless(self) -> EndlessFlowError:
+        return EndlessFlowError(f"{self.where}: the trigger fired {MAX_TRIGGER_FIRINGS} times "
+                                "after one step; its condition never becomes false")
