@@ -129,6 +129,12 @@ flow:
               - say: {to: player, text: "'@TEXT@' {player.@VAR@}"}
     - let: {@AFTER@: "@OUTER@ * 2"}
     - set: {@GVAR@: "@AFTER@ + @OUTER@"}
+triggers:
+  - for: "@WHO@ in players"
+    when: "@WHO@.@VAR@ > @GVAR@ + 3"
+    do:
+      - add: {@GVAR@: 4}
+      - say: "'@TEXT@' {@WHO@.seat}"
 end:
   when: {done: "turn > 3"}
 score: "player.@VAR@"
@@ -136,14 +142,14 @@ score: "player.@VAR@"
 
 PLAIN = {"@VAR@": "points", "@OUTER@": "total", "@PASS@": "pass", "@LOOP@": "a",
          "@INNER@": "b", "@LET@": "c", "@TEXT@": "take", "@ITEM@": "i", "@STEP@": "d",
-         "@AFTER@": "e", "@GVAR@": "sum"}
+         "@AFTER@": "e", "@GVAR@": "sum", "@WHO@": "p"}
 # names a Python programmer would not want in generated code, and strings that try to
 # end a literal and write code
 HOSTILE = {"@VAR@": "seen", "@OUTER@": "st", "@PASS@": "pass\\\"); import os #",
            "@LOOP@": "out", "@INNER@": "base", "@LET@": "label",
            "@TEXT@": "x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"{{}}\\\\n#",
            # the names of generated step functions' own arguments and temporaries
-           "@ITEM@": "env", "@STEP@": "left1", "@AFTER@": "x1", "@GVAR@": "s2"}
+           "@ITEM@": "env", "@STEP@": "left1", "@AFTER@": "x1", "@GVAR@": "s2", "@WHO@": "n1"}
 
 
 def generated(tmp_path: Path, words: dict[str, str]) -> list[str]:
@@ -178,9 +184,11 @@ def shape(source: str) -> list[tuple[int, str]]:
 def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> None:
     plain = generated(tmp_path, PLAIN)
     hostile = generated(tmp_path, HOSTILE)
-    # the option generator, the action's three steps, the turn's two `let`s and its `set`
-    assert len(plain) == len(hostile) == 7
+    # the option generator, the action's three steps, the turn's two `let`s and its `set`,
+    # the trigger
+    assert len(plain) == len(hostile) == 8
     assert sum("def run(st, env):" in a for a in plain) == 6
+    assert sum("def fire(st):" in a for a in plain) == 1
     differ = set()
     for a, b in zip(plain, hostile):
         sa, sb = shape(a), shape(b)

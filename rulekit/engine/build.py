@@ -493,12 +493,14 @@ class GameBuild:
             trigger.gen = c
         out["triggers"] = triggers
         self.resolve_runs(compiled_procs)
-        self.generate_steps()
+        inlined: set[int] = set()  # steps that are part of a generated trigger
         for trigger in triggers if not b.diags else ():
             made = codegen.trigger_function(trigger, trigger.iterate, trigger.gen, trigger.where)
             if made is not None:
                 trigger.fire, source = made  # type: ignore[method-assign]
                 self.generated.append(source)
+                inlined.update(id(s) for s in trigger.steps)
+        self.generate_steps(inlined)
 
         end = data.get("end") or {}
         when = end.get("when")
@@ -724,16 +726,15 @@ class GameBuild:
                 self.all_steps.append(step)
         return tuple(out)
 
-    def generate_steps(self) -> None:
+    def generate_steps(self, done: set[int]) -> None:
         """Every outermost step that only has effects as generated code, where it can be:
         a step inside an if or a loop is part of its block's function, or gets its own
-        when the block has a part without source form."""
+        when the block has a part without source form. Steps in `done` are left as they are."""
         if self.b.diags:
             return
         inner = {id(c) for s in self.all_steps
                  for c in (getattr(s, "then", ()) + getattr(s, "other", ())
                            + getattr(s, "body", ()))}
-        done: set[int] = set()
 
         def generate(step: S.Step) -> None:
             if id(step) in done:
