@@ -400,14 +400,17 @@ class GameBuild:
         b.compile_steps = self.steps
         self.kinds = {k.name: k for k in kinds}
 
+        # the players and their count are fixed for a game: a check that reads them (a
+        # trigger `for p in players`) depends only on what it reads of each player
+        fixed = frozenset()
         globs: dict[str, Global] = {
-            "players": Global(ListT(player_t), lambda st: st.players, "st.players"),
+            "players": Global(ListT(player_t), lambda st: st.players, "st.players", fixed),
             "active": Global(player_t, lambda st: st.players[st.active],
                              "st.players[st.active]"),
             "turn": Global(INT, lambda st: st.turn, "st.turn"),
             "round": Global(INT, lambda st: st.round, "st.round"),
             "phase": Global(STR, lambda st: st.game.phases[st.phase][0]),
-            "player_count": Global(INT, lambda st: st.n, "st.n"),
+            "player_count": Global(INT, lambda st: st.n, "st.n", fixed),
         }
         for name, t in gvar_types.items():
             globs[name] = Global(t, lambda st, n=name: st.gvars[n], reads=frozenset((name,)))
