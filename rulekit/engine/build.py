@@ -250,8 +250,20 @@ def _var_prop(name: str) -> property:
     return property(lambda self: self.vars[name])
 
 
-def _view_prop(kind: Kind) -> property:
-    return property(lambda self: self.view_of(kind))
+class _ViewAttr:
+    """A player's view of a per-player component (`player.hand`): made at the first read,
+    then kept in the player's own attributes, so that later reads call nothing (a player,
+    like its views, belongs to one state)."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+
+    def __get__(self, player: PlayerBase | None, owner: type) -> Any:
+        if player is None:
+            return self
+        view = player.view_of(self.kind)
+        player.__dict__[self.kind.name] = view
+        return view
 
 
 def _define_prop(fn: S.Fn) -> property:
@@ -394,7 +406,7 @@ class GameBuild:
                 if t is not None:
                     player_t.attrs[kind.name] = t
                     player_t.reads[kind.name] = frozenset((kind.name,))
-                    ns[kind.name] = _view_prop(kind)
+                    ns[kind.name] = _ViewAttr(kind)
         self.player_t = player_t
         b.player_t = player_t
         b.compile_steps = self.steps
