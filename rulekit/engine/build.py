@@ -31,6 +31,7 @@ from rulekit.expr import (
     ObjT,
     Scope,
     Type,
+    budget,
     compile_bindings,
     compile_expr,
     compile_template,
@@ -268,7 +269,11 @@ class _ViewAttr:
 
 def _define_prop(fn: S.Fn) -> property:
     def get(self: PlayerBase) -> Any:
-        charge(1)  # defines that use defines twice double the work at every level
+        # defines that use defines twice double the work at every level: a unit a read
+        # (charge(1) written out: this runs for every read of every define)
+        budget._left -= 1
+        if budget._left < 0:
+            charge(0)
         st = self.st
         key = (fn, self.seat)
         hit = st._defs.get(key)
@@ -283,7 +288,9 @@ def _define_prop(fn: S.Fn) -> property:
 
 def _define_global(fn: S.Fn) -> Callable[[Any], Any]:
     def get(st: Any) -> Any:
-        charge(1)
+        budget._left -= 1
+        if budget._left < 0:
+            charge(0)
         hit = st._defs.get(fn)
         if hit is not None and hit[0] == st._version:
             return hit[1]
