@@ -534,6 +534,11 @@ class GameBuild:
             conds.append((reason, c.fn if c is not None else _broken,
                           self.mask(c.reads if c is not None else None)))
         out["end_conditions"] = conds
+        # every bit some check reads: a change to none of them checks nothing
+        check_mask = 0
+        for m in [t.mask for t in triggers] + [m for _r, _f, m in conds]:
+            check_mask |= m
+        out["check_mask"] = check_mask
         out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m in conds])
         out["finish"] = end.get("finish", "now")
         out["check_effects"] = self.check_effects

@@ -596,6 +596,9 @@ class State:
         game = self.game
         changed = self._dirty | self._stale
         self._dirty = 0
+        if not changed & game.check_mask:
+            self._stale = 0  # no trigger fired, so none changed anything
+            return
         for trigger in game.triggers:
             if trigger.mask & (changed | self._dirty):
                 trigger.fire(self)
