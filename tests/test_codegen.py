@@ -261,3 +261,90 @@ def test_an_error_in_a_generated_step_names_the_step_as_the_closures_do(
     assert errors[0] == errors[1]
     assert "failing.yaml:14:17: an action failed while the game ran: ZeroDivisionError" in \
         errors[0][0]
+
+
+# -- labels made of numbers: options merged by their numbers, labels written when read ---
+
+NUMBERS = """\
+name: Numbers
+players: {min: 2, max: 2}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6, d2: 6}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        pass: "@PASS@"
+        options:
+          - for: "xs in @LISTS@"
+            label: "@PREFIX@{join('@SEP@', xs)}"
+            do:
+              - add: {player.points: "sum(xs)"}
+end:
+  when: {done: "turn > 6"}
+score: player.points
+"""
+
+DICE_LISTS = ("[[dice.d1], [dice.d1, dice.d2], [dice.d2, dice.d1], [dice.d1], [],"
+              " [dice.d1 - dice.d2]]")
+
+
+def numbers_game(tmp_path: Path, generated_code: bool, **words: str) -> rulekit.Game:
+    text = NUMBERS
+    defaults = {"PASS": "pass", "LISTS": DICE_LISTS, "PREFIX": "", "SEP": " + "}
+    for key, value in {**defaults, **words}.items():
+        text = text.replace(f"@{key}@", value)
+    path = tmp_path / f"numbers-{generated_code}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load(path, generated_code)
+
+
+def first_labels(game: rulekit.Game) -> list[str]:
+    state = game.new_game(seed=5)
+    state.resolve_chance({"d1": 3, "d2": 5})
+    return [a.label for a in state.legal_actions()]
+
+
+@pytest.mark.parametrize("words", [
+    {},
+    {"PREFIX": "sums ", "SEP": ", "},
+    {"PASS": "3"},        # the pass label is a label the numbers can give: merged by labels
+    {"PASS": "3 + 5"},
+    {"SEP": ""},          # "12" may be 1 and 2 or 12: merged by labels
+    {"SEP": "-"},         # "1-2" may be 1, 2 or 1, -2
+    {"LISTS": "[[10 ** 20, 1], [10 ** 20, 1], [3]]"},   # long numbers: labels written at once
+], ids=["plain", "prefix", "pass-3", "pass-sum", "no-separator", "minus", "long-numbers"])
+def test_options_merged_by_their_numbers_offer_the_labels_of_the_closures(
+        tmp_path: Path, words: dict[str, str]) -> None:
+    fast, slow = numbers_game(tmp_path, True, **words), numbers_game(tmp_path, False, **words)
+    assert first_labels(fast) == first_labels(slow)
+    for seed in range(10):
+        assert course(fast, 2, seed) == course(slow, 2, seed), seed
+
+
+def test_options_of_the_same_numbers_are_one_choice_and_the_pass_label_stays(
+        tmp_path: Path) -> None:
+    game = numbers_game(tmp_path, True)
+    assert "label.__class__ is" in game.generated[0]  # the options are merged by numbers
+    assert first_labels(game) == ["3", "3 + 5", "5 + 3", "", "-2", "pass"]
+    assert first_labels(numbers_game(tmp_path, True, PASS="3")) == ["3", "3 + 5", "5 + 3", "",
+                                                                     "-2"]
+    # a label written when it is read is the label: played by its text, logged as it reads
+    state = game.new_game(seed=5)
+    state.resolve_chance({"d1": 3, "d2": 5})
+    state.apply("5 + 3")
+    assert state.log[-1] == {"seat": 0, "action": "5 + 3"}
+    assert state.scores() == [8, 0]
+
+
+def test_hostile_labels_made_of_numbers_do_not_change_the_shape(tmp_path: Path) -> None:
+    plain = numbers_game(tmp_path, True, PREFIX="sums ").generated
+    hostile = numbers_game(tmp_path, True, PASS="x\\\"); import os #",
+                           PREFIX="x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"",
+                           SEP=") + __import__(os) + (").generated
+    assert len(plain) == len(hostile) and "label.__class__ is" in hostile[0]
+    for a, b in zip(plain, hostile):
+        assert shape(a) == shape(b)
+        assert "import" not in b

@@ -1068,8 +1068,11 @@ class GameBuild:
             pass_label = None
         options = []
         inner = scope.with_local("player", self.player_t, frozenset())
-        for i, opt in enumerate(value.get("options") or []):
-            options.append(self.option(path + ("options", i), opt, inner))
+        items = value.get("options") or []
+        for i, opt in enumerate(items):
+            # an only option may merge its choices by what their labels are made of
+            options.append(self.option(path + ("options", i), opt, inner, len(items) == 1,
+                                       pass_label))
         if not options and pass_label is None:
             b.error(path, "a decision needs options (or `pass:`)",
                     "add options: with at least one option (for, if, label, do)")
@@ -1101,7 +1104,8 @@ class GameBuild:
             step.title = b.template(path + ("title",), value["title"], inner)
         return step
 
-    def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:
+    def option(self, path: Path_, opt: Any, scope: Scope, alone: bool = False,
+               pass_label: Any = None) -> S.Option:
         b = self.b
         outer = scope
         iterate = None
@@ -1128,8 +1132,10 @@ class GameBuild:
             option.steps = tuple(option.steps)
         if b.diags or label is None or ("if" in opt and cond is None):
             return option
+        keyed = codegen.keyed_label(label, pass_label) if alone else None
         made = codegen.option_generator(outer, scope, iterate, lets, cond, label,
-                                        option.steps, S.Action, b.where(path))
+                                        option.steps, S.Action, b.where(path), keyed,
+                                        S.KeyedAction)
         if made is not None:
             option.generate, source = made
             self.generated.append(source)

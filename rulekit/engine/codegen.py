@@ -20,7 +20,7 @@ from typing import Any
 
 from rulekit.engine.steps import MAX_INT, MAX_TRIGGER_FIRINGS, log_too_long
 from rulekit.expr import Compiled, pysource
-from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded, charged
+from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, MAX_STR, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
 
 #: False: every part runs on the closure path (the differential tests compare both)
@@ -32,14 +32,51 @@ def too_many_options() -> BudgetExceeded:
                           "clauses run over far more than the rules need?")
 
 
+#: join() of more parts than this charges the work budget (runtime.join_ints)
+_JOIN_PARTS = 64
+
+
+def keyed_label(label: Compiled, pass_label: Any) -> tuple[tuple[str, str, str], str, int] | None:
+    """How the options of a label `PREFIX{join(SEP, xs)}SUFFIX` (xs whole numbers) can be
+    told apart without writing their labels: ((PREFIX, SEP, SUFFIX), xs's source, digits),
+    or None when they cannot.
+
+    The label is a function of the numbers, and one to one when SEP has a character no
+    number has (the first such character in the text ends the first number, and so on).
+    So options merge by their numbers exactly as by their labels, provided the label
+    cannot be the pass label either. At run time an option is keyed only when its label
+    would have at most `_JOIN_PARTS` numbers of at most `digits` digits: then writing it
+    could not have failed or charged work, and writing it later changes nothing.
+    """
+    if label.joined is None:
+        return None
+    prefix, sep, suffix, xs = label.joined
+    if all(ch in "-0123456789" for ch in sep):
+        return None
+    digits = min(18, MAX_STR // _JOIN_PARTS - 1 - len(sep))
+    if digits < 1:
+        return None
+    number = r"-?[0-9]+"
+    text = (re.escape(prefix) + f"(?:{number}(?:{re.escape(sep)}{number})*)?"
+            + re.escape(suffix))
+    if isinstance(pass_label, str) and re.fullmatch(text, pass_label):
+        return None
+    return (prefix, sep, suffix), xs, digits
+
+
 def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                      lets: list[tuple[str, Compiled]], cond: Compiled | None, label: Compiled,
-                     steps: Any, action: type, where: str) -> tuple[Callable, str] | None:
+                     steps: Any, action: type, where: str,
+                     keyed: tuple[tuple[str, str, str], str, int] | None = None,
+                     keyed_action: type | None = None) -> tuple[Callable, str] | None:
     """The generator of one option as a compiled function and its source, or None when
     a part has no source form.
 
     `outer` is the option's scope before its `for` clauses, `inner` after its `let`s; the
     function takes `(st, base, seat, out, seen)` like the closure generator it replaces.
+    With `keyed` (see keyed_label; the option is its decision's only one), options are
+    merged by the numbers of their labels and made `keyed_action`s, which write their
+    labels when read.
     """
     if not ENABLED:
         return None
@@ -77,8 +114,28 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             lines.append(f"{pad}if {cond.src}:")
             depth += 1
             pad = "    " * depth
+        if keyed is None:
+            lines.append(f"{pad}label = {label.src}")
+            make = f"{k_action}(label, seat, {k_steps}, e)"
+        else:
+            form, xs, digits = keyed
+            k_tuple, k_list = pysource.const(tuple), pysource.const(list)
+            k_parts = pysource.const(_JOIN_PARTS)
+            k_hi = pysource.const(10**digits)
+            lines += [
+                # the numbers themselves stand for the label where they give it one to one
+                f"{pad}label = ({k_tuple}({xs}) if {xs}.__class__ is {k_list} and "
+                f"{k_len}({xs}) <= {k_parts} else None)",
+                # no number of more digits (the sum of sizes bounds each; min and max cost
+                # more than this)
+                f"{pad}if label is None or {pysource.const(sum)}({pysource.const(map)}("
+                f"{pysource.const(abs)}, label)) >= {k_hi}:",
+                f"{pad}    label = {label.src}",
+            ]
+            make = (f"({pysource.const(keyed_action)}({pysource.const(form)}, label, seat, "
+                    f"{k_steps}, e) if label.__class__ is {k_tuple} else "
+                    f"{k_action}(label, seat, {k_steps}, e))")
         lines += [
-            f"{pad}label = {label.src}",
             f"{pad}if label not in seen:",
             f"{pad}    if {k_len}(out) >= {k_max}:",
             f"{pad}        raise {k_too_many}()",
@@ -87,7 +144,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         ]
         for name, pyname in bound:
             lines.append(f"{pad}    e[{pysource.const(name)}] = {pyname}")
-        lines.append(f"{pad}    out.append({k_action}(label, seat, {k_steps}, e))")
+        lines.append(f"{pad}    out.append({make})")
     source = "\n".join(lines) + "\n"
     return pysource.compile_function(source, consts, "generate"), f"# {where}\n{source}"
 

@@ -525,6 +525,34 @@ class Action:
         return hash((self.label, self.seat))
 
 
+class KeyedAction(Action):
+    """A legal move whose label, PREFIX + SEP.join(numbers) + SUFFIX, is written when it is
+    first read: a random playout or a search reads the label of the move it plays only.
+
+    Options of such a label are told apart by their numbers (see codegen), which give the
+    label one to one.
+    """
+
+    __slots__ = ("_key", "_form", "_text")
+
+    def __init__(self, form: tuple[str, str, str], key: tuple[int, ...], seat: int,
+                 steps: tuple[Step, ...], env: dict) -> None:
+        self._form = form
+        self._key = key
+        self._text: str | None = None
+        self.seat = seat
+        self.steps = steps
+        self.env = env
+
+    @property  # type: ignore[override]
+    def label(self) -> str:
+        text = self._text
+        if text is None:
+            prefix, sep, suffix = self._form
+            text = self._text = prefix + sep.join(map(str, self._key)) + suffix
+        return text
+
+
 class Decision:
     """The decision the game waits for: who decides and the legal actions."""
 
