@@ -102,6 +102,7 @@ name: Shape
 players: {min: 2, max: 3}
 vars:
   @VAR@: {per: player, init: 0}
+  @GVAR@: {init: 0}
 components:
   dice: {kind: dice, dice: {d1: 6, d2: 6}}
 flow:
@@ -117,18 +118,38 @@ flow:
             label: "@TEXT@ {@LOOP@}-{@INNER@} {@LET@} '@TEXT@'"
             do:
               - add: {player.@VAR@: 1}
+              - for: "@ITEM@ in range(@INNER@ + 1)"
+                do:
+                  - if: "@ITEM@ % 2 == 0"
+                    then:
+                      - let: {@STEP@: "@ITEM@ + @LET@"}
+                      - add: {player.@VAR@: "@STEP@ % 3"}
+                    else:
+                      - say: "@TEXT@ {@ITEM@} '@TEXT@'"
+              - say: {to: player, text: "'@TEXT@' {player.@VAR@}"}
+    - let: {@AFTER@: "@OUTER@ * 2"}
+    - set: {@GVAR@: "@AFTER@ + @OUTER@"}
+triggers:
+  - for: "@WHO@ in players"
+    when: "@WHO@.@VAR@ > @GVAR@ + 3"
+    do:
+      - add: {@GVAR@: 4}
+      - say: "'@TEXT@' {@WHO@.seat}"
 end:
   when: {done: "turn > 3"}
 score: "player.@VAR@"
 """
 
 PLAIN = {"@VAR@": "points", "@OUTER@": "total", "@PASS@": "pass", "@LOOP@": "a",
-         "@INNER@": "b", "@LET@": "c", "@TEXT@": "take"}
+         "@INNER@": "b", "@LET@": "c", "@TEXT@": "take", "@ITEM@": "i", "@STEP@": "d",
+         "@AFTER@": "e", "@GVAR@": "sum", "@WHO@": "p"}
 # names a Python programmer would not want in generated code, and strings that try to
 # end a literal and write code
 HOSTILE = {"@VAR@": "seen", "@OUTER@": "st", "@PASS@": "pass\\\"); import os #",
            "@LOOP@": "out", "@INNER@": "base", "@LET@": "label",
-           "@TEXT@": "x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"{{}}\\\\n#"}
+           "@TEXT@": "x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"{{}}\\\\n#",
+           # the names of generated step functions' own arguments and temporaries
+           "@ITEM@": "env", "@STEP@": "left1", "@AFTER@": "x1", "@GVAR@": "s2", "@WHO@": "n1"}
 
 
 def generated(tmp_path: Path, words: dict[str, str]) -> list[str]:
@@ -163,14 +184,19 @@ def shape(source: str) -> list[tuple[int, str]]:
 def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> None:
     plain = generated(tmp_path, PLAIN)
     hostile = generated(tmp_path, HOSTILE)
-    assert plain and len(plain) == len(hostile)
+    # the option generator, the action's three steps, the turn's two `let`s and its `set`,
+    # the trigger
+    assert len(plain) == len(hostile) == 8
+    assert sum("def run(st, env):" in a for a in plain) == 6
+    assert sum("def fire(st):" in a for a in plain) == 1
+    differ = set()
     for a, b in zip(plain, hostile):
-        # the only words that differ are attribute names the types vouched for
         sa, sb = shape(a), shape(b)
         assert [t for t, _s in sa] == [t for t, _s in sb]
-        differ = {(x, y) for (_t, x), (_u, y) in zip(sa, sb) if x != y}
-        assert differ == {("points", "seen")}, differ
+        differ |= {(x, y) for (_t, x), (_u, y) in zip(sa, sb) if x != y}
         assert "import" not in b and "os" not in re.findall(r"\w+", b)
+    # the only words that differ are attribute names the types vouched for
+    assert differ == {("points", "seen")}, differ
 
 
 def test_rulekit_compile_shows_the_generated_code() -> None:
@@ -180,3 +206,145 @@ def test_rulekit_compile_shows_the_generated_code() -> None:
     assert re.search(r"# .*qwixx\.yaml:\d+:\d+", result.output)
     bad = CliRunner().invoke(main, ["compile", str(ROOT / "games" / "missing.yaml")])
     assert bad.exit_code == 1 and "no such file" in bad.output
+
+
+@pytest.mark.parametrize("words", [PLAIN, HOSTILE], ids=["plain", "hostile"])
+def test_generated_steps_play_the_same_games_as_the_closures(tmp_path: Path,
+                                                             words: dict[str, str]) -> None:
+    text = GAME
+    for key, value in words.items():
+        text = text.replace(key, value)
+    path = tmp_path / "shape.yaml"
+    path.write_text(text, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    for seed in range(10):
+        assert course(fast, 2, seed) == course(slow, 2, seed), seed
+
+
+FAILING = """\
+name: Failing
+players: {min: 2, max: 2}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        options:
+          - label: go
+            do:
+              - for: "k in range(2)"
+                do:
+                  - add: {player.points: "12 // (dice.d1 - k - 3)"}
+end:
+  when: {done: "turn > 20"}
+score: player.points
+"""
+
+
+def test_an_error_in_a_generated_step_names_the_step_as_the_closures_do(
+        tmp_path: Path) -> None:
+    path = tmp_path / "failing.yaml"
+    path.write_text(FAILING, encoding="utf-8")
+    errors = []
+    for generated_code in (True, False):
+        state = load(path, generated_code).new_game(seed=1)
+        with pytest.raises(rulekit.RulekitError) as info:
+            while not state.is_over:
+                if state.is_chance:
+                    state.resolve_chance()
+                else:
+                    state.apply("go")
+        errors.append((str(info.value), state.log, state.pvars))
+    assert errors[0] == errors[1]
+    assert "failing.yaml:14:17: an action failed while the game ran: ZeroDivisionError" in \
+        errors[0][0]
+
+
+# -- labels made of numbers: options merged by their numbers, labels written when read ---
+
+NUMBERS = """\
+name: Numbers
+players: {min: 2, max: 2}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6, d2: 6}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        pass: "@PASS@"
+        options:
+          - for: "xs in @LISTS@"
+            label: "@PREFIX@{join('@SEP@', xs)}"
+            do:
+              - add: {player.points: "sum(xs)"}
+end:
+  when: {done: "turn > 6"}
+score: player.points
+"""
+
+DICE_LISTS = ("[[dice.d1], [dice.d1, dice.d2], [dice.d2, dice.d1], [dice.d1], [],"
+              " [dice.d1 - dice.d2]]")
+
+
+def numbers_game(tmp_path: Path, generated_code: bool, **words: str) -> rulekit.Game:
+    text = NUMBERS
+    defaults = {"PASS": "pass", "LISTS": DICE_LISTS, "PREFIX": "", "SEP": " + "}
+    for key, value in {**defaults, **words}.items():
+        text = text.replace(f"@{key}@", value)
+    path = tmp_path / f"numbers-{generated_code}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load(path, generated_code)
+
+
+def first_labels(game: rulekit.Game) -> list[str]:
+    state = game.new_game(seed=5)
+    state.resolve_chance({"d1": 3, "d2": 5})
+    return [a.label for a in state.legal_actions()]
+
+
+@pytest.mark.parametrize("words", [
+    {},
+    {"PREFIX": "sums ", "SEP": ", "},
+    {"PASS": "3"},        # the pass label is a label the numbers can give: merged by labels
+    {"PASS": "3 + 5"},
+    {"SEP": ""},          # "12" may be 1 and 2 or 12: merged by labels
+    {"SEP": "-"},         # "1-2" may be 1, 2 or 1, -2
+    {"LISTS": "[[10 ** 20, 1], [10 ** 20, 1], [3]]"},   # long numbers: labels written at once
+], ids=["plain", "prefix", "pass-3", "pass-sum", "no-separator", "minus", "long-numbers"])
+def test_options_merged_by_their_numbers_offer_the_labels_of_the_closures(
+        tmp_path: Path, words: dict[str, str]) -> None:
+    fast, slow = numbers_game(tmp_path, True, **words), numbers_game(tmp_path, False, **words)
+    assert first_labels(fast) == first_labels(slow)
+    for seed in range(10):
+        assert course(fast, 2, seed) == course(slow, 2, seed), seed
+
+
+def test_options_of_the_same_numbers_are_one_choice_and_the_pass_label_stays(
+        tmp_path: Path) -> None:
+    game = numbers_game(tmp_path, True)
+    assert "label.__class__ is" in game.generated[0]  # the options are merged by numbers
+    assert first_labels(game) == ["3", "3 + 5", "5 + 3", "", "-2", "pass"]
+    assert first_labels(numbers_game(tmp_path, True, PASS="3")) == ["3", "3 + 5", "5 + 3", "",
+                                                                     "-2"]
+    # a label written when it is read is the label: played by its text, logged as it reads
+    state = game.new_game(seed=5)
+    state.resolve_chance({"d1": 3, "d2": 5})
+    state.apply("5 + 3")
+    assert state.log[-1] == {"seat": 0, "action": "5 + 3"}
+    assert state.scores() == [8, 0]
+
+
+def test_hostile_labels_made_of_numbers_do_not_change_the_shape(tmp_path: Path) -> None:
+    plain = numbers_game(tmp_path, True, PREFIX="sums ").generated
+    hostile = numbers_game(tmp_path, True, PASS="x\\\"); import os #",
+                           PREFIX="x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"",
+                           SEP=") + __import__(os) + (").generated
+    assert len(plain) == len(hostile) and "label.__class__ is" in hostile[0]
+    for a, b in zip(plain, hostile):
+        assert shape(a) == shape(b)
+        assert "import" not in b

@@ -299,3 +299,39 @@ def test_compare_refuses_zero_games_as_a_usage_error(capsys):
         compare.main(["--games", "0"])
     assert exc.value.code == 2
     assert "--games and --rounds must be at least 1" in capsys.readouterr().err
+
+
+# ---- instruction counts -----------------------------------------------------------------
+def test_instructions_reports_the_count_per_game_of_every_game_and_mode(monkeypatch, capsys):
+    from benchmarks import instructions
+
+    # valgrind's count: 1,000 for loading, 1,000 more per game in the API loop, 800 more
+    # per game in State.playout
+    def fake_count(file, players, mode, games, seed):
+        return 1_000 + games * (1_000 if mode == "api" else 800) * 1_000
+
+    monkeypatch.setattr(instructions, "count", fake_count)
+    monkeypatch.setattr(instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
+    instructions.main(["--games", "4"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == ["  Qwixx (3 players): api 1.00 M, playout 0.80 M",
+                         "  Level X (2 players): api 1.00 M, playout 0.80 M",
+                         "  Domino 7 (4 players): api 1.00 M, playout 0.80 M"]
+
+
+def test_instructions_plays_what_valgrind_counts():
+    from benchmarks import instructions
+
+    # the child plays each game file for real (a wrong file or player count raises)
+    for _name, file, players in instructions.GAMES:
+        for mode in instructions.MODES:
+            instructions.main(["--child", file, str(players), mode, "1", "1"])
+
+
+def test_instructions_refuses_zero_games_as_a_usage_error(capsys):
+    from benchmarks import instructions
+
+    with pytest.raises(SystemExit) as exc:
+        instructions.main(["--games", "0"])
+    assert exc.value.code == 2
+    assert "--games must be at least 1" in capsys.readouterr().err

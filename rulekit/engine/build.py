@@ -31,6 +31,7 @@ from rulekit.expr import (
     ObjT,
     Scope,
     Type,
+    budget,
     compile_bindings,
     compile_expr,
     compile_template,
@@ -250,13 +251,29 @@ def _var_prop(name: str) -> property:
     return property(lambda self: self.vars[name])
 
 
-def _view_prop(kind: Kind) -> property:
-    return property(lambda self: self.view_of(kind))
+class _ViewAttr:
+    """A player's view of a per-player component (`player.hand`): made at the first read,
+    then kept in the player's own attributes, so that later reads call nothing (a player,
+    like its views, belongs to one state)."""
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+
+    def __get__(self, player: PlayerBase | None, owner: type) -> Any:
+        if player is None:
+            return self
+        view = player.view_of(self.kind)
+        player.__dict__[self.kind.name] = view
+        return view
 
 
 def _define_prop(fn: S.Fn) -> property:
     def get(self: PlayerBase) -> Any:
-        charge(1)  # defines that use defines twice double the work at every level
+        # defines that use defines twice double the work at every level: a unit a read
+        # (charge(1) written out: this runs for every read of every define)
+        budget._left -= 1
+        if budget._left < 0:
+            charge(0)
         st = self.st
         key = (fn, self.seat)
         hit = st._defs.get(key)
@@ -271,7 +288,9 @@ def _define_prop(fn: S.Fn) -> property:
 
 def _define_global(fn: S.Fn) -> Callable[[Any], Any]:
     def get(st: Any) -> Any:
-        charge(1)
+        budget._left -= 1
+        if budget._left < 0:
+            charge(0)
         hit = st._defs.get(fn)
         if hit is not None and hit[0] == st._version:
             return hit[1]
@@ -293,6 +312,8 @@ class GameBuild:
         self.runs: list[tuple[Path_, S.Run]] = []
         self.private_lines = False
         self.procs: dict[str, tuple[S.Step, ...]] = {}
+        #: every step compiled, in the order it was (a block's steps before the block)
+        self.all_steps: list[S.Step] = []
         self.kinds: dict[str, Kind] = {}
         #: the source of every generated function, for `rulekit compile`
         self.generated: list[str] = []
@@ -392,20 +413,23 @@ class GameBuild:
                 if t is not None:
                     player_t.attrs[kind.name] = t
                     player_t.reads[kind.name] = frozenset((kind.name,))
-                    ns[kind.name] = _view_prop(kind)
+                    ns[kind.name] = _ViewAttr(kind)
         self.player_t = player_t
         b.player_t = player_t
         b.compile_steps = self.steps
         self.kinds = {k.name: k for k in kinds}
 
+        # the players and their count are fixed for a game: a check that reads them (a
+        # trigger `for p in players`) depends only on what it reads of each player
+        fixed = frozenset()
         globs: dict[str, Global] = {
-            "players": Global(ListT(player_t), lambda st: st.players, "st.players"),
+            "players": Global(ListT(player_t), lambda st: st.players, "st.players", fixed),
             "active": Global(player_t, lambda st: st.players[st.active],
                              "st.players[st.active]"),
             "turn": Global(INT, lambda st: st.turn, "st.turn"),
             "round": Global(INT, lambda st: st.round, "st.round"),
             "phase": Global(STR, lambda st: st.game.phases[st.phase][0]),
-            "player_count": Global(INT, lambda st: st.n, "st.n"),
+            "player_count": Global(INT, lambda st: st.n, "st.n", fixed),
         }
         for name, t in gvar_types.items():
             globs[name] = Global(t, lambda st, n=name: st.gvars[n], reads=frozenset((name,)))
@@ -488,8 +512,17 @@ class GameBuild:
             trigger.mask = self.mask(None if c is None or reads is None or c.reads is None
                                      else reads | c.reads)
             triggers.append(trigger)
+            trigger.gen = c
         out["triggers"] = triggers
         self.resolve_runs(compiled_procs)
+        inlined: set[int] = set()  # steps that are part of a generated trigger
+        for trigger in triggers if not b.diags else ():
+            made = codegen.trigger_function(trigger, trigger.iterate, trigger.gen, trigger.where)
+            if made is not None:
+                trigger.fire, source = made  # type: ignore[method-assign]
+                self.generated.append(source)
+                inlined.update(id(s) for s in trigger.steps)
+        self.generate_steps(inlined)
 
         end = data.get("end") or {}
         when = end.get("when")
@@ -501,6 +534,11 @@ class GameBuild:
             conds.append((reason, c.fn if c is not None else _broken,
                           self.mask(c.reads if c is not None else None)))
         out["end_conditions"] = conds
+        # every bit some check reads: a change to none of them checks nothing
+        check_mask = 0
+        for m in [t.mask for t in triggers] + [m for _r, _f, m in conds]:
+            check_mask |= m
+        out["check_mask"] = check_mask
         out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m in conds])
         out["finish"] = end.get("finish", "now")
         out["check_effects"] = self.check_effects
@@ -703,13 +741,44 @@ class GameBuild:
                     self.b.error(path + (i, extra[0]), f"'{extra[0]}' does not belong to a "
                                  "`let` step", "a `let` step only names values: put the rest "
                                  "in steps of their own", key=True)
+                entry = scope
                 step, scope = self.let_step(path + (i, "let"), item["let"], scope)
             else:
+                entry = scope
                 step = self.step(path + (i,), item, scope)
             if step is not None:
                 step.where = self.b.where(path + (i,))
+                step.scope = entry
                 out.append(step)
+                self.all_steps.append(step)
         return tuple(out)
+
+    def generate_steps(self, done: set[int]) -> None:
+        """Every outermost step that only has effects as generated code, where it can be:
+        a step inside an if or a loop is part of its block's function, or gets its own
+        when the block has a part without source form. Steps in `done` are left as they are."""
+        if self.b.diags:
+            return
+        inner = {id(c) for s in self.all_steps
+                 for c in (getattr(s, "then", ()) + getattr(s, "other", ())
+                           + getattr(s, "body", ()))}
+
+        def generate(step: S.Step) -> None:
+            if id(step) in done:
+                return
+            done.add(id(step))
+            made = codegen.step_function(step, step.where)
+            if made is not None:
+                step.run, source = made  # type: ignore[method-assign]
+                self.generated.append(source)
+                return
+            for c in getattr(step, "then", ()) + getattr(step, "other", ()) + getattr(
+                    step, "body", ()):
+                generate(c)
+
+        for step in self.all_steps:
+            if id(step) not in inner:
+                generate(step)
 
     def let_step(self, path: Path_, value: Any, scope: Scope) -> tuple[S.Step | None, Scope]:
         """`let: {NAME: EXPR}` names values for the steps after it, in the same list."""
@@ -718,12 +787,16 @@ class GameBuild:
                          'for example let: {n: "dice.d1 + dice.d2"}')
             return None, scope
         lets = []
+        gen = []
         for name, text in value.items():
             c = self.b.expr(path + (name,), text, scope)
             if c is not None:
                 lets.append((str(name), c.fn))
                 scope = scope.with_local(str(name), c.type, c.reads)
-        return S.Let(lets), scope
+                gen.append((str(name), c, scope.pynames[str(name)]))
+        step = S.Let(lets)
+        step.gen = gen
+        return step, scope
 
     def step(self, path: Path_, item: Any, scope: Scope) -> S.Step | None:
         b = self.b
@@ -755,14 +828,18 @@ class GameBuild:
         value = item[key]
         p = path + (key,)
         if key == "if":
-            cond = b.fn(p, value, scope, BOOL)
+            c = b.expr(p, value, scope, BOOL)
             then = self.steps(path + ("then",), item.get("then") or [], scope)
             other = self.steps(path + ("else",), item.get("else") or [], scope)
-            return S.If(cond, then, other)
+            step = S.If(c.fn if c is not None else _broken, then, other)
+            step.gen = c
+            return step
         if key == "for":
             iterate, inner = b.bindings(p, value, scope)
             body = self.steps(path + ("do",), item.get("do") or [], inner)
-            return S.ForEach(iterate or (lambda st, env: ()), body)
+            step = S.ForEach(iterate or (lambda st, env: ()), body)
+            step.gen = iterate
+            return step
         if key == "repeat":
             return self.repeat_step(path, value, item.get("do") or [], scope)
         if key == "break":
@@ -797,11 +874,19 @@ class GameBuild:
         if key in ("set", "add"):
             return self.set_step(p, value, scope, key == "add")
         if key == "say":
+            to_c = None
             if isinstance(value, dict):  # a private line: {to: PLAYER, text: TEMPLATE}
                 self.private_lines = True
-                to = b.fn(p + ("to",), value.get("to"), scope, self.player_t)
-                return S.Say(b.template(p + ("text",), value.get("text"), scope), to)
-            return S.Say(b.template(p, value, scope))
+                to_c = b.expr(p + ("to",), value.get("to"), scope, self.player_t)
+                text = b.compiled_template(p + ("text",), value.get("text"), scope)
+            else:
+                text = b.compiled_template(p, value, scope)
+            step = S.Say(text.fn if text is not None else _broken,
+                         None if to_c is None else to_c.fn)
+            if isinstance(value, dict) and to_c is None:
+                step.to = _broken
+            step.gen = (text, to_c)
+            return step
         if key in ("choose", "together"):
             return self.choose(p, value, scope, key == "together")
         if key in _all_chances():
@@ -902,8 +987,10 @@ class GameBuild:
                          if d.get("per") != "player"]
                 b.unknown(vpath, "game variable", var, known, key=True)
                 return None
-            step = S.SetVar(var, None, b.fn(vpath, expr, scope, expect), add)
+            c = b.expr(vpath, expr, scope, expect)
+            step = S.SetVar(var, None, c.fn if c is not None else _broken, add)
             step.writes = self.changes(frozenset((var,)))
+            step.gen = (None, c)
             return step
         who = b.expr(vpath, who_text, scope, key=True)
         if who is None:
@@ -919,8 +1006,10 @@ class GameBuild:
                      if d.get("per") == "player"]
             b.unknown(vpath, "player variable", var, known, key=True)
             return None
-        step = S.SetVar(var, who.fn, b.fn(vpath, expr, scope, expect), add)
+        c = b.expr(vpath, expr, scope, expect)
+        step = S.SetVar(var, who.fn, c.fn if c is not None else _broken, add)
         step.writes = self.changes(frozenset((var,)))
+        step.gen = (who, c)
         return step
 
     def effect(self, path: Path_, key: str, value: Any, scope: Scope) -> S.Step | None:
@@ -953,14 +1042,17 @@ class GameBuild:
                     f"got {target.type.name}", f"name a component (or a player's component) "
                     f"of the kind that offers `{key}`")
         args = []
+        gen = []
         changed = target.reads  # the component the effect acts on, and any it is given
         for a, t in eff.args.items():
             c = b.expr(path + (a,), value[a], scope, t) if a in value else None
             args.append(c.fn if c is not None else (lambda st, env: None))
+            gen.append(c)
             if c is not None and isinstance(c.type, ObjT) and c.type.name != "Player":
                 changed = None if changed is None or c.reads is None else changed | c.reads
         step = S.Effect(target.fn, eff.method, args)
         step.writes = self.changes(changed)
+        step.gen = (target, gen)
         return step
 
     def choose(self, path: Path_, value: Any, scope: Scope, together: bool) -> S.Step | None:
@@ -976,8 +1068,11 @@ class GameBuild:
             pass_label = None
         options = []
         inner = scope.with_local("player", self.player_t, frozenset())
-        for i, opt in enumerate(value.get("options") or []):
-            options.append(self.option(path + ("options", i), opt, inner))
+        items = value.get("options") or []
+        for i, opt in enumerate(items):
+            # an only option may merge its choices by what their labels are made of
+            options.append(self.option(path + ("options", i), opt, inner, len(items) == 1,
+                                       pass_label))
         if not options and pass_label is None:
             b.error(path, "a decision needs options (or `pass:`)",
                     "add options: with at least one option (for, if, label, do)")
@@ -1009,7 +1104,8 @@ class GameBuild:
             step.title = b.template(path + ("title",), value["title"], inner)
         return step
 
-    def option(self, path: Path_, opt: Any, scope: Scope) -> S.Option:
+    def option(self, path: Path_, opt: Any, scope: Scope, alone: bool = False,
+               pass_label: Any = None) -> S.Option:
         b = self.b
         outer = scope
         iterate = None
@@ -1036,8 +1132,10 @@ class GameBuild:
             option.steps = tuple(option.steps)
         if b.diags or label is None or ("if" in opt and cond is None):
             return option
+        keyed = codegen.keyed_label(label, pass_label) if alone else None
         made = codegen.option_generator(outer, scope, iterate, lets, cond, label,
-                                        option.steps, S.Action, b.where(path))
+                                        option.steps, S.Action, b.where(path), keyed,
+                                        S.KeyedAction)
         if made is not None:
             option.generate, source = made
             self.generated.append(source)

@@ -3,7 +3,9 @@
 Option generators run for every candidate of every decision of every game, so each is
 written out as one Python function when the game loads: `for` clauses become Python
 loops, `let`s and loop variables Python locals, conditions and labels inline
-expressions; an env dict is built only for the options that are kept. The source comes
+expressions; an env dict is built only for the options that are kept. Steps that only
+have effects, and triggers, become one function each in the same way, so that an action's
+effects run without a call per step or per expression. The source comes
 from the checked expressions' `src` (see rulekit.expr.pysource): names are the
 compiler's own, and every value from the file is a constant, so a game file cannot change
 the shape of the code. Where an expression has no source form, the engine keeps the
@@ -12,11 +14,13 @@ closure path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
+from rulekit.engine.steps import MAX_INT, MAX_TRIGGER_FIRINGS, log_too_long
 from rulekit.expr import Compiled, pysource
-from rulekit.expr.budget import MAX_OPTIONS, BudgetExceeded, charged
+from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, MAX_STR, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
 
 #: False: every part runs on the closure path (the differential tests compare both)
@@ -28,14 +32,51 @@ def too_many_options() -> BudgetExceeded:
                           "clauses run over far more than the rules need?")
 
 
+#: join() of more parts than this charges the work budget (runtime.join_ints)
+_JOIN_PARTS = 64
+
+
+def keyed_label(label: Compiled, pass_label: Any) -> tuple[tuple[str, str, str], str, int] | None:
+    """How the options of a label `PREFIX{join(SEP, xs)}SUFFIX` (xs whole numbers) can be
+    told apart without writing their labels: ((PREFIX, SEP, SUFFIX), xs's source, digits),
+    or None when they cannot.
+
+    The label is a function of the numbers, and one to one when SEP has a character no
+    number has (the first such character in the text ends the first number, and so on).
+    So options merge by their numbers exactly as by their labels, provided the label
+    cannot be the pass label either. At run time an option is keyed only when its label
+    would have at most `_JOIN_PARTS` numbers of at most `digits` digits: then writing it
+    could not have failed or charged work, and writing it later changes nothing.
+    """
+    if label.joined is None:
+        return None
+    prefix, sep, suffix, xs = label.joined
+    if all(ch in "-0123456789" for ch in sep):
+        return None
+    digits = min(18, MAX_STR // _JOIN_PARTS - 1 - len(sep))
+    if digits < 1:
+        return None
+    number = r"-?[0-9]+"
+    text = (re.escape(prefix) + f"(?:{number}(?:{re.escape(sep)}{number})*)?"
+            + re.escape(suffix))
+    if isinstance(pass_label, str) and re.fullmatch(text, pass_label):
+        return None
+    return (prefix, sep, suffix), xs, digits
+
+
 def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                      lets: list[tuple[str, Compiled]], cond: Compiled | None, label: Compiled,
-                     steps: Any, action: type, where: str) -> tuple[Callable, str] | None:
+                     steps: Any, action: type, where: str,
+                     keyed: tuple[tuple[str, str, str], str, int] | None = None,
+                     keyed_action: type | None = None) -> tuple[Callable, str] | None:
     """The generator of one option as a compiled function and its source, or None when
     a part has no source form.
 
     `outer` is the option's scope before its `for` clauses, `inner` after its `let`s; the
     function takes `(st, base, seat, out, seen)` like the closure generator it replaces.
+    With `keyed` (see keyed_label; the option is its decision's only one), options are
+    merged by the numbers of their labels and made `keyed_action`s, which write their
+    labels when read.
     """
     if not ENABLED:
         return None
@@ -73,8 +114,28 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             lines.append(f"{pad}if {cond.src}:")
             depth += 1
             pad = "    " * depth
+        if keyed is None:
+            lines.append(f"{pad}label = {label.src}")
+            make = f"{k_action}(label, seat, {k_steps}, e)"
+        else:
+            form, xs, digits = keyed
+            k_tuple, k_list = pysource.const(tuple), pysource.const(list)
+            k_parts = pysource.const(_JOIN_PARTS)
+            k_hi = pysource.const(10**digits)
+            lines += [
+                # the numbers themselves stand for the label where they give it one to one
+                f"{pad}label = ({k_tuple}({xs}) if {xs}.__class__ is {k_list} and "
+                f"{k_len}({xs}) <= {k_parts} else None)",
+                # no number of more digits (the sum of sizes bounds each; min and max cost
+                # more than this)
+                f"{pad}if label is None or {pysource.const(sum)}({pysource.const(map)}("
+                f"{pysource.const(abs)}, label)) >= {k_hi}:",
+                f"{pad}    label = {label.src}",
+            ]
+            make = (f"({pysource.const(keyed_action)}({pysource.const(form)}, label, seat, "
+                    f"{k_steps}, e) if label.__class__ is {k_tuple} else "
+                    f"{k_action}(label, seat, {k_steps}, e))")
         lines += [
-            f"{pad}label = {label.src}",
             f"{pad}if label not in seen:",
             f"{pad}    if {k_len}(out) >= {k_max}:",
             f"{pad}        raise {k_too_many}()",
@@ -83,7 +144,218 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         ]
         for name, pyname in bound:
             lines.append(f"{pad}    e[{pysource.const(name)}] = {pyname}")
-        lines.append(f"{pad}    out.append({k_action}(label, seat, {k_steps}, e))")
+        lines.append(f"{pad}    out.append({make})")
     source = "\n".join(lines) + "\n"
     return pysource.compile_function(source, consts, "generate"), f"# {where}\n{source}"
 
+
+
+#: a token of generated source that names a local of the compiler's own (see Scope.pynames)
+_PYNAME = re.compile(r"\bv\d+\b")
+#: a local or a constant of generated code: reading it has no effect and cannot fail
+_SIMPLE = re.compile(r"[kv]\d+")
+
+
+class _Block:
+    """The lines of one generated step function while they are written."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.temps = 0
+
+    def temp(self, stem: str) -> str:
+        self.temps += 1
+        return f"{stem}{self.temps}"
+
+    def add(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+
+def _srcs(*parts: Compiled | None) -> bool:
+    return all(c is not None and c.src is not None for c in parts)
+
+
+def _emit(out: _Block, step: Any, depth: int, top: bool, consts: dict[str, Any]) -> bool:
+    """Write `step` as lines at `depth`; False when a part of it has no source form.
+
+    `top`: the step runs in the env it was given (not in a loop's), so a `let` also
+    writes its names there for the steps after it that are not part of this function.
+    """
+    gen = step.gen
+    if gen is None or not step.pure:
+        return False
+    kind = step.__class__.__name__
+    if kind == "Effect":
+        target, args = gen
+        if not _srcs(target, *[a for a in args if a is not None]):
+            return False
+        # the method is the engine's own (a kind's effect), private ones included
+        if not pysource.identifier(step.method.removeprefix("_")):
+            return False
+        for c in [target, *args]:
+            if c is not None:
+                consts.update(c.consts or {})
+        view = out.temp("t")
+        out.add(depth, f"{view} = {target.src}")
+        names = []
+        for a in args:
+            if a is None or _SIMPLE.fullmatch(a.src):
+                # a local or a constant: the same value after the version is counted up
+                names.append(a.src if a is not None else "None")
+                continue
+            name = out.temp("a")
+            out.add(depth, f"{name} = {a.src}")
+            names.append(name)
+        # a define read while the effect runs (an `on_lock:`) is read anew
+        out.add(depth, "st._version += 1")
+        out.add(depth, f"{view}.{step.method}({', '.join(names)})")
+        out.add(depth, "st._version += 1")
+        out.add(depth, f"st._dirty |= {pysource.const(step.writes)}")
+        return True
+    if kind == "SetVar":
+        who, value = gen
+        if not _srcs(value, *([who] if who is not None else [])):
+            return False
+        for c in (who, value):
+            if c is not None:
+                consts.update(c.consts or {})
+        x, store = out.temp("x"), out.temp("s")
+        name = pysource.const(step.name)
+        out.add(depth, f"{x} = {value.src}")
+        out.add(depth, f"{store} = st.gvars" if who is None else f"{store} = ({who.src}).vars")
+        if step.add:
+            out.add(depth, f"{x} = {store}[{name}] + {x}")
+        # what SetVar.check refuses: whole numbers past MAX_INT, floats that are not finite
+        out.add(depth, f"if {x}.__class__ is not {pysource.const(int)} or not "
+                       f"{pysource.const(-MAX_INT)} < {x} < {pysource.const(MAX_INT)}:")
+        out.add(depth + 1, f"{pysource.const(step.check)}({x})")
+        out.add(depth, f"{store}[{name}] = {x}")
+        out.add(depth, "st._version += 1")
+        out.add(depth, f"st._dirty |= {pysource.const(step.writes)}")
+        return True
+    if kind == "Say":
+        text, to = gen
+        if not _srcs(text, *([to] if to is not None else [])):
+            return False
+        for c in (text, to):
+            if c is not None:
+                consts.update(c.consts or {})
+        x = out.temp("x")
+        out.add(depth, f"{x} = {text.src}")
+        out.add(depth, f"st._log_chars += {pysource.const(len)}({x})")
+        out.add(depth, f"if st._log_chars > {pysource.const(MAX_LOG_CHARS)}:")
+        out.add(depth + 1, f"raise {pysource.const(log_too_long)}()")
+        if to is None:
+            out.add(depth, f"st.log.append({{{pysource.const('say')}: {x}}})")
+        else:
+            out.add(depth, f"st.log.append({{{pysource.const('say')}: {x}, "
+                           f"{pysource.const('to')}: ({to.src}).seat}})")
+        return True
+    if kind == "Let":
+        if not _srcs(*[c for _n, c, _p in gen]):
+            return False
+        for name, c, pyname in gen:
+            consts.update(c.consts or {})
+            out.add(depth, f"{pyname} = {c.src}")
+            if top:
+                out.add(depth, f"env[{pysource.const(name)}] = {pyname}")
+        return True
+    if kind == "If":
+        if not _srcs(gen):
+            return False
+        consts.update(gen.consts or {})
+        out.add(depth, f"if {gen.src}:")
+        if not _emit_all(out, step.then, depth + 1, top, consts):
+            return False
+        if step.other:
+            out.add(depth, "else:")
+            if not _emit_all(out, step.other, depth + 1, top, consts):
+                return False
+        return True
+    if kind == "ForEach":
+        clauses = getattr(gen, "srcs", ())
+        if not clauses or any(src is None for _n, _p, src in clauses):
+            return False
+        consts.update(gen.consts)
+        # every round counts against the step budget, as ForEach.run counts it
+        left, n = out.temp("left"), out.temp("n")
+        out.add(depth, f"{left} = st._steps_left")
+        out.add(depth, f"{n} = 0")
+        inner = depth
+        k_charged = pysource.const(charged)
+        for _name, pyname, src in clauses:
+            out.add(inner, f"for {pyname} in {k_charged}({src}):")
+            inner += 1
+        out.add(inner, f"{n} += 1")
+        out.add(inner, f"if {n} > {left}:")
+        out.add(inner + 1, f"st._steps_left = {left} - {n}")
+        out.add(inner + 1, f"raise st._endless({pysource.const(step)})")
+        if not _emit_all(out, step.body, inner, False, consts):
+            return False
+        out.add(depth, f"st._steps_left -= {n}")
+        return True
+    return False
+
+
+def _emit_all(out: _Block, steps: Any, depth: int, top: bool, consts: dict[str, Any]) -> bool:
+    if not steps:
+        out.add(depth, "pass")
+        return True
+    return all(_emit(out, s, depth, top, consts) for s in steps)
+
+
+def step_function(step: Any, where: str) -> tuple[Callable, str] | None:
+    """A step that only has effects as one compiled function `run(st, env)` and its source,
+    or None when a part has no source form: its expressions inline, its loops Python loops,
+    its names Python locals, without a call per step or per expression.
+
+    The same work in the same order as the step's own `run` (the versions and change bits
+    of the state, the step budget, the budget of `say` lines), so that it plays the same.
+    """
+    if not ENABLED:
+        return None
+    consts: dict[str, Any] = {}
+    out = _Block()
+    with pysource.collecting(consts):
+        if not _emit(out, step, 1, True, consts):
+            return None
+        body = "\n".join(out.lines)
+        # the names the step reads from the env it runs in, bound once on entry
+        used = set(_PYNAME.findall(body))
+        head = ["def run(st, env):"]
+        for name, pyname in step.scope.pynames.items():
+            if pyname in used:
+                head.append(f"    {pyname} = env[{pysource.const(name)}]")
+    source = "\n".join(head) + "\n" + body + "\n    return False\n"
+    return pysource.compile_function(source, consts, "run"), f"# {where}\n{source}"
+
+
+def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | None,
+                     where: str) -> tuple[Callable, str] | None:
+    """A trigger's check and steps as one compiled function `fire(st)` and its source, or
+    None when a part has no source form; the work of `Trigger.fire`, in the same order."""
+    if not ENABLED or cond is None or cond.src is None:
+        return None
+    clauses = getattr(iterate, "srcs", ()) if iterate is not None else ()
+    if iterate is not None and (not clauses or any(src is None for _n, _p, src in clauses)):
+        return None
+    consts: dict[str, Any] = dict(cond.consts or {})
+    if iterate is not None:
+        consts.update(iterate.consts)
+    out = _Block()
+    with pysource.collecting(consts):
+        depth = 1
+        k_charged = pysource.const(charged)
+        for _name, pyname, src in clauses:
+            out.add(depth, f"for {pyname} in {k_charged}({src}):")
+            depth += 1
+        n = out.temp("n")
+        out.add(depth, f"{n} = 0")
+        out.add(depth, f"while {cond.src}:")
+        out.add(depth + 1, f"{n} += 1")
+        out.add(depth + 1, f"if {n} > {pysource.const(MAX_TRIGGER_FIRINGS)}:")
+        out.add(depth + 2, f"raise {pysource.const(trigger.endless)}()")
+        if not _emit_all(out, trigger.steps, depth + 1, False, consts):
+            return None
+    source = "def fire(st):\n" + "\n".join(out.lines) + "\n"
+    return pysource.compile_function(source, consts, "fire"), f"# {where}\n{source}"

@@ -9,7 +9,14 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rulekit.engine.steps import Action, Decision, Effects, SeqFrame, WindowFrame
+from rulekit.engine.steps import (
+    Action,
+    Decision,
+    Effects,
+    KeyedAction,
+    SeqFrame,
+    WindowFrame,
+)
 from rulekit.errors import (
     ChanceError,
     EndlessFlowError,
@@ -145,7 +152,7 @@ class State:
         """Play a legal action (or its label); an illegal one raises and changes nothing."""
         pending = self._pending
         chosen = None
-        if action.__class__ is Action:
+        if action.__class__ is Action or action.__class__ is KeyedAction:
             label = action.label
             for a in pending.actions if pending is not None else ():
                 if a is action:  # the common case: one of legal_actions() itself
@@ -596,6 +603,9 @@ class State:
         game = self.game
         changed = self._dirty | self._stale
         self._dirty = 0
+        if not changed & game.check_mask:
+            self._stale = 0  # no trigger fired, so none changed anything
+            return
         for trigger in game.triggers:
             if trigger.mask & (changed | self._dirty):
                 trigger.fire(self)

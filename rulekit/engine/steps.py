@@ -33,6 +33,11 @@ class Step:
     where = ""  # "file:line:col" of the step, for run-time errors
     #: bits of the parts of the game the step may change (-1: any; see GameBuild.mask)
     writes = -1
+    #: the checked parts the step is made of, for generated code (None: it has none);
+    #: see codegen.step_function
+    gen: Any = None
+    #: the names visible where the step stands (a Scope), for generated code
+    scope: Any = None
 
     def run(self, st: State, env: dict) -> bool:
         """Run; True when the game now waits for a decision or chance outcome."""
@@ -131,6 +136,15 @@ class SetVar(Step):
             store = self.who(st, env).vars
         if self.add:
             value = store[self.name] + value
+        if value.__class__ is not int or not -MAX_INT < value < MAX_INT:
+            self.check(value)
+        store[self.name] = value
+        st._version += 1
+        st._dirty |= self.writes
+        return False
+
+    def check(self, value: Any) -> None:
+        """Refuse a whole number that grows without end, or a float that is no number."""
         if value.__class__ is int:
             if not -MAX_INT < value < MAX_INT:
                 raise FlowError(f"{self.where}: variable '{self.name}' would hold "
@@ -140,10 +154,6 @@ class SetVar(Step):
             raise FlowError(f"{self.where}: variable '{self.name}' would hold {value}, "
                             "which is not a number a rule can use; is something divided by "
                             "a tiny number, or multiplied without end?")
-        store[self.name] = value
-        st._version += 1
-        st._dirty |= self.writes
-        return False
 
 
 def _magnitude(n: int) -> str:
@@ -174,13 +184,17 @@ class Say(Step):
         text = self.text(st, env)
         st._log_chars += len(text)
         if st._log_chars > MAX_LOG_CHARS:
-            raise BudgetExceeded(f"the game's `say` lines would hold more than "
-                                 f"{MAX_LOG_CHARS} characters")
+            raise log_too_long()
         if self.to is None:
             st.log.append({"say": text})
         else:
             st.log.append({"say": text, "to": self.to(st, env).seat})
         return False
+
+
+def log_too_long() -> BudgetExceeded:
+    return BudgetExceeded(f"the game's `say` lines would hold more than {MAX_LOG_CHARS} "
+                          "characters")
 
 
 class If(Step):
@@ -511,6 +525,34 @@ class Action:
         return hash((self.label, self.seat))
 
 
+class KeyedAction(Action):
+    """A legal move whose label, PREFIX + SEP.join(numbers) + SUFFIX, is written when it is
+    first read: a random playout or a search reads the label of the move it plays only.
+
+    Options of such a label are told apart by their numbers (see codegen), which give the
+    label one to one.
+    """
+
+    __slots__ = ("_key", "_form", "_text")
+
+    def __init__(self, form: tuple[str, str, str], key: tuple[int, ...], seat: int,
+                 steps: tuple[Step, ...], env: dict) -> None:
+        self._form = form
+        self._key = key
+        self._text: str | None = None
+        self.seat = seat
+        self.steps = steps
+        self.env = env
+
+    @property  # type: ignore[override]
+    def label(self) -> str:
+        text = self._text
+        if text is None:
+            prefix, sep, suffix = self._form
+            text = self._text = prefix + sep.join(map(str, self._key)) + suffix
+        return text
+
+
 class Decision:
     """The decision the game waits for: who decides and the legal actions."""
 
@@ -596,6 +638,8 @@ class Trigger:
     where: str
     #: bits of what the condition and the `for` lists read (-1: cannot be told)
     mask: int = -1
+    #: the checked condition, for generated code (see codegen.trigger_function)
+    gen: Any = None
 
     def fire(self, st: State) -> None:
         envs = self.iterate(st, {}) if self.iterate is not None else ({},)
@@ -604,8 +648,10 @@ class Trigger:
             while self.cond(st, env):
                 n += 1
                 if n > MAX_TRIGGER_FIRINGS:
-                    raise EndlessFlowError(f"{self.where}: the trigger fired "
-                                           f"{MAX_TRIGGER_FIRINGS} times after one step; its "
-                                           "condition never becomes false")
+                    raise self.endless()
                 for step in self.steps:
                     step.run(st, env)
+
+    def endless(self) -> EndlessFlowError:
+        return EndlessFlowError(f"{self.where}: the trigger fired {MAX_TRIGGER_FIRINGS} times "
+                                "after one step; its condition never becomes false")

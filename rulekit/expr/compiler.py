@@ -73,6 +73,9 @@ class Compiled:
     consts: dict[str, Any] | None = None
     #: the parts of the game (variables, components) the value depends on; None: unknown
     reads: frozenset[str] | None = None
+    #: a template that is `PREFIX{join(SEP, xs)}SUFFIX` with xs a local list of whole
+    #: numbers: (PREFIX, SEP, SUFFIX, Python name of xs); see codegen's labels from keys
+    joined: tuple[str, str, str, str] | None = None
 
 
 class _N:
@@ -89,7 +92,7 @@ class _N:
     """
 
     __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain", "vf", "src", "iter_src", "reads")
+                 "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined")
 
     def __init__(
         self,
@@ -120,6 +123,8 @@ class _N:
         self.iter_src: str | None = None  # cheaper source when only iterated over
         #: the parts of the game (variables, components) the value depends on; None: unknown
         self.reads: frozenset[str] | None = frozenset()
+        #: join(SEP, xs) of whole numbers with a constant SEP: (SEP, the node of xs)
+        self.joined: tuple[str, _N] | None = None
 
 
 class _Gen:
@@ -1580,7 +1585,11 @@ def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None)
     if not fits(sep.type, STR):
         raise c._error(f"join() needs a str separator first, got {sep.type.name}", sep.pos)
     _list_arg(c, name, xs, "a list second")
-    return _apply(_joiner(xs), args, STR, pos)
+    node = _apply(_joiner(xs), args, STR, pos)
+    if sep.const and isinstance(sep.value, str) and isinstance(xs.type, ListT) \
+            and xs.type.elem is INT:
+        node.joined = (sep.value, xs)
+    return node
 
 
 def _joiner(xs: _N) -> Callable[[str, Any], str]:

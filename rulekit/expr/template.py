@@ -119,7 +119,8 @@ def compile_template(text: str, scope: Scope) -> Compiled:
         if src is not None and not constant:
             names = sorted(free)
             fn = py.function(src, consts, [scope.pynames[n] for n in names], names) or fn
-        return Compiled(fn, STR, text, constant, src, consts, reads_of(nodes))
+        return Compiled(fn, STR, text, constant, src, consts, reads_of(nodes),
+                        _joined(pieces, nodes))
 
     return _guarded(run)
 
@@ -144,6 +145,19 @@ def _source(parts: list) -> str | None:
         return "(" + " + ".join(out) + ")"  # type: ignore[arg-type]
     return py.call(runtime.template_text, py.const(MAX_STR + literal),
                    "(" + ", ".join(out) + ",)")  # type: ignore[arg-type]
+
+
+def _joined(pieces: list, nodes: list) -> tuple[str, str, str, str] | None:
+    """(PREFIX, SEP, SUFFIX, xs) when the template is PREFIX{join(SEP, xs)}SUFFIX, xs a
+    local list of whole numbers: then the label is a function of the numbers alone."""
+    if len(nodes) != 1 or nodes[0].joined is None:
+        return None
+    sep, xs = nodes[0].joined
+    if xs.local is None or xs.src is None:
+        return None
+    prefix = pieces[0] if isinstance(pieces[0], str) else ""
+    suffix = pieces[-1] if isinstance(pieces[-1], str) else ""
+    return prefix, sep, suffix, xs.src
 
 
 def _append_literal(pieces: list, s: str) -> None:
