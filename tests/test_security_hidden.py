@@ -152,6 +152,24 @@ def test_previews_and_the_greedy_bot_decide_alike_on_both(twins) -> None:
         assert bot.choose(a, random.Random(k)).label == bot.choose(b, random.Random(k)).label
 
 
+def test_a_preview_in_a_copy_reads_the_copy(twins) -> None:
+    """A copy made by `determinize` holds nothing hidden that is true: a preview in it
+    lays the tile in the copy as it stands (the imagined hands and stock unchanged),
+    where a preview of the real game deals what the seat cannot see anew."""
+    a, _ = twins
+    copy = a.determinize(0, random.Random(5))
+    for action in copy.legal_actions():
+        seen = copy.preview(action)
+        assert hidden_tiles(seen, 0) == hidden_tiles(copy, 0)
+        tile = action.label.split()[0]
+        assert tile not in seen.view(0)["components"]["hand"]["hands"][0]["tiles"]
+        assert tile in copy.view(0)["components"]["hand"]["hands"][0]["tiles"]
+    # the real game's preview deals the unseen tiles anew, and the game is unchanged
+    real = a.preview(a.legal_actions()[0])
+    assert hidden_tiles(real, 0) != hidden_tiles(a, 0)
+    assert sorted(hidden_tiles(real, 0)) == sorted(hidden_tiles(a, 0))
+
+
 def test_a_preview_is_not_seeded_by_the_game_seed() -> None:
     """The same position dealt under two seeds previews the same way."""
     g = rulekit.load_game(FIVES)

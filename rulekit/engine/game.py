@@ -33,6 +33,11 @@ class Game:
             setattr(self, key, value)
         self.levels: list[dict] = list(src.data.get("levels") or [])
 
+    @property
+    def hides_information(self) -> bool:
+        """Whether a component hides something from some seats (hands, a stock, secret dice)."""
+        return any(kind.hides_information for kind in self.components)
+
     def new_game(self, players: int | None = None, seed: int | None = None) -> State:
         """A new game with seats 0..players-1; the same seed and decisions give the same game."""
         if players is None:

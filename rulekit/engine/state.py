@@ -83,6 +83,9 @@ class State:
         self.n = players
         self.seed = seed
         self.rng = random.Random(seed)
+        # a copy made by `determinize` (or a copy of one): what it hides is imagined, so
+        # a preview need not deal it anew
+        self.imagined = False
         self.gvars: dict[str, Any] = dict(game.gvar_init)
         self.pvars: list[dict[str, Any]] = [dict(game.pvar_init) for _ in range(players)]
         self.active = 0
@@ -318,10 +321,17 @@ class State:
 
     def clone(self) -> State:
         """An independent copy: shallow copies of plain data, views re-made for the copy."""
+        return self._copy(True)
+
+    def _copy(self, rng: bool) -> State:
+        """`clone`; without `rng` the copy's RNG is left for the caller to set."""
         c = State.__new__(State)
         c.__dict__.update(self.__dict__)
-        c.rng = random.Random()
-        c.rng.setstate(self.rng.getstate())
+        if rng:  # made without seeding it from the system first: it is set at once
+            c.rng = random.Random.__new__(random.Random)
+            c.rng.setstate(self.rng.getstate())
+        else:  # never the original's
+            c.rng = None  # type: ignore[assignment]
         c.gvars = dict(self.gvars)
         c.pvars = [dict(p) for p in self.pvars]
         c.log = list(self.log)
@@ -340,7 +350,8 @@ class State:
         d = self._pending
         if d is not None:
             window = stack[-1] if d.window is not None else None
-            c._pending = Decision(d.seat, [_rebind_action(a, c) for a in d.actions], window)
+            c._pending = Decision.copied(d.seat, d.actions, window,
+                                         lambda a: _rebind_action(a, c))
         return c
 
     @_metered
@@ -357,7 +368,7 @@ class State:
         chosen = pending.find(label) if pending is not None else None
         if chosen is None:
             raise IllegalActionError(f"{label!r} is not a legal action now")
-        if any(k.hides_information for k in self.game.components):
+        if not self.imagined and self.game.hides_information:
             # seeded by what the seat sees, never by the game's seed (which deals every
             # hand): previews are reproducible, and equal for positions the seat cannot tell
             # apart
@@ -365,7 +376,7 @@ class State:
         else:
             c = self.clone()
         if all(step.pure for step in chosen.steps):
-            env = c._pending.find(label).env
+            env = _rebind_env(chosen.env, c)
             try:
                 for step in chosen.steps:
                     step.run(c, env)
@@ -392,7 +403,7 @@ class State:
         resolved yet are imagined anew, and the copy has no seed; so two positions the seat
         cannot tell apart give equal copies for equal `rng`s.
         """
-        c = self.clone()
+        c = self._copy(False)
         for kind in self.game.components:
             if kind.hides_information:
                 kind.redeal_unseen(c, seat, rng)
@@ -403,6 +414,7 @@ class State:
                 if p != seat:
                     pv[name] = self.game.pvar_init[name]
         c._version += 1
+        c.imagined = True
         _imagine_window_choices(c, seat, rng)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None

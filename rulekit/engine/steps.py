@@ -563,11 +563,46 @@ class Decision:
         self.actions = actions
         self.window = window
 
+    @staticmethod
+    def copied(seat: int, source: list[Action], window: WindowFrame | None,
+               bind: Callable[[Action], Action]) -> Decision:
+        """A copy's decision whose actions are bound to the copy (`bind`) when first read:
+        a preview, which runs one action's steps itself, binds none."""
+        return _CopiedDecision(seat, source, window, bind)
+
     def find(self, label: str) -> Action | None:
         for a in self.actions:
             if a.label == label:
                 return a
         return None
+
+
+_ACTIONS = Decision.actions  # the slot, read and written beneath the property below
+
+
+class _CopiedDecision(Decision):
+    __slots__ = ("_source", "_bind")
+
+    def __init__(self, seat: int, source: list[Action], window: WindowFrame | None,
+                 bind: Callable[[Action], Action]) -> None:
+        self.seat = seat
+        self.window = window
+        self._source = source
+        self._bind = bind
+
+    @property  # type: ignore[override]
+    def actions(self) -> list[Action]:
+        try:
+            return _ACTIONS.__get__(self)
+        except AttributeError:
+            bind = self._bind
+            actions = [bind(a) for a in self._source]
+            _ACTIONS.__set__(self, actions)
+            return actions
+
+    @actions.setter
+    def actions(self, value: list[Action]) -> None:
+        _ACTIONS.__set__(self, value)
 
 
 class Choose(Step):
