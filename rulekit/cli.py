@@ -29,7 +29,6 @@ from rulekit.terminal import (
     echo_headed,
     echo_result,
     fresh_seed,
-    hides_information,
     play_levels,
     run_session,
     seat_agents,
@@ -501,7 +500,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
         state = game.new_game(players=n, seed=seed)
         rng = random.Random(derive_seed(seed, "bots", "play"))
         # the seed deals every hidden part: a game with any is told its seed at the end
-        seed_note = "" if hides_information(game) else f"; seed {seed}"
+        seed_note = "" if game.hides_information else f"; seed {seed}"
         echo_headed(paint, f"{game.name}, {n} players: ",
                     ", ".join(who[s] for s in range(n)) + seed_note)
         echo_description(game, human)

@@ -75,11 +75,6 @@ def echo_headed(paint: Paint, head: str, rest: str) -> None:
                else text)
 
 
-def hides_information(game: Any) -> bool:
-    """Whether some of the game's state is hidden from some seats (hands, a stock)."""
-    return any(kind.hides_information for kind in game.components)
-
-
 def colour_wanted(no_color: bool) -> bool:
     """Colour when stdout is a terminal that shows it, unless `--no-color` or NO_COLOR says no."""
     if no_color or os.environ.get("NO_COLOR"):
@@ -523,7 +518,7 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
                          f"than {level.min_score} to pass ===", later="    ").split("\n"):
             click.echo(paint(line, fg="cyan", bold=True))
         # the seed deals every hidden part: a game with any is told its seed at the end
-        seed_note = "" if hides_information(game) else f"; seed {level_seed}"
+        seed_note = "" if game.hides_information else f"; seed {level_seed}"
         click.echo(wrap(", ".join(who[s] for s in range(n)) + seed_note, later="  "))
         if i == first:
             echo_description(game, human)

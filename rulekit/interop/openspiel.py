@@ -86,7 +86,7 @@ def load(params: dict[str, Any]) -> rulekit.Game:
 
 def _hides_information(game: rulekit.Game) -> bool:
     """A component hides something, or a `together` window hides the others' choices."""
-    if any(kind.hides_information for kind in game.components):
+    if game.hides_information:
         return True
     todo = [game.spec.get("flow")]
     while todo:

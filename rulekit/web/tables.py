@@ -194,8 +194,7 @@ class Table:
             "winners": st.winners() if st.is_over else [],
             "end": end_reason_text(st) if st.is_over else "",
             "components": st.view(seat)["components"],
-            "log_ready": st.is_over or not (game.private_lines or any(
-                k.hides_information for k in game.components)),
+            "log_ready": st.is_over or not (game.private_lines or game.hides_information),
             "level": self.level_view(),
         }
 
