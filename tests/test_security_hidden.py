@@ -170,6 +170,26 @@ def test_a_preview_in_a_copy_reads_the_copy(twins) -> None:
     assert sorted(hidden_tiles(real, 0)) == sorted(hidden_tiles(a, 0))
 
 
+def test_a_preview_does_not_know_the_rolls_to_come() -> None:
+    """A preview's copy rolls its own dice: two Level X games that differ only in their
+    seed give previews whose next rolls are the same."""
+    g = rulekit.load_game(ROOT / "games" / "levelx.yaml")
+    rolls = []
+    for seed in (1, 2):
+        state = g.new_game(players=2, seed=seed)
+        state.resolve_chance({"d1": 1, "d2": 2, "d3": 3, "d4": 5})
+        copy = state.preview("pass")
+        copy.apply("pass")
+        rolls.append((copy.resolve_chance(), state))
+    (one, a), (other, b) = rolls
+    assert one == other
+    truths = []
+    for state in (a, b):
+        state.apply("pass")
+        truths.append(state.resolve_chance())
+    assert truths[0] != truths[1]  # the games' own dice do differ by their seeds
+
+
 def test_a_preview_is_not_seeded_by_the_game_seed() -> None:
     """The same position dealt under two seeds previews the same way."""
     g = rulekit.load_game(FIVES)

@@ -361,11 +361,20 @@ class State:
         Unlike `apply`, effects deferred by a window of simultaneous decisions happen
         immediately; the copy is for reading scores and components, not for playing on.
         In a game with hidden parts, what the deciding seat cannot see (other hands, the
-        stock's order) is dealt anew in the copy, so a bot learns nothing hidden from it.
+        stock's order) is dealt anew in the copy, so a bot learns nothing hidden from it;
+        and the copy's chance steps draw from an RNG of its own, not the game's, so it
+        tells nothing of the rolls to come either.
         """
-        label = action.label if isinstance(action, Action) else action
         pending = self._pending
-        chosen = pending.find(label) if pending is not None else None
+        chosen = None
+        if isinstance(action, Action):
+            label = action.label
+            if pending is not None and any(a is action for a in pending.actions):
+                chosen = action
+        else:
+            label = action
+        if chosen is None:
+            chosen = pending.find(label) if pending is not None else None
         if chosen is None:
             raise IllegalActionError(f"{label!r} is not a legal action now")
         if not self.imagined and self.game.hides_information:
@@ -374,7 +383,8 @@ class State:
             # apart
             c = self.determinize(pending.seat, random.Random(self._view_seed(pending.seat)))
         else:
-            c = self.clone()
+            c = self._copy(False)
+            c.rng = random.Random(0)
         if all(step.pure for step in chosen.steps):
             env = _rebind_env(chosen.env, c)
             try:
