@@ -129,14 +129,16 @@ def test_a_time_budget_stops_in_time() -> None:
     assert sum(s["visits"] for s in bot.stats.values()) >= 1
 
 
-def test_the_search_does_not_see_what_its_seat_cannot() -> None:
+@pytest.mark.parametrize("rollout", ["random", "greedy"])
+def test_the_search_does_not_see_what_its_seat_cannot(rollout: str) -> None:
     """Domino 7 positions alike for seat 0 but for the other hands and the stock's order:
-    the same rng gives the same decision and the same visits and values per action."""
+    the same rng gives the same decision and the same visits and values per action, with
+    random playouts and with greedy ones (which preview every move of their copies)."""
     a, b = domino7_twins()
     assert a.view(0) == b.view(0) and a.view() != b.view()
     results = []
     for state in (a, b):
-        bot = MctsBot(iterations=40)
+        bot = MctsBot(iterations=40, rollout=rollout)
         results.append((bot.choose(state, random.Random(21)).label, bot.stats))
     assert results[0] == results[1]
     assert sum(1 for s in results[0][1].values() if s["visits"]) > 1
@@ -198,6 +200,48 @@ def test_the_search_does_not_end_a_lost_game_for_points_that_greedy_takes() -> N
     ahead.apply("red 12")
     ahead.apply("pass")  # seat 1's action 1: the lock ends the game after it
     assert ahead.is_over and ahead.scores() == [28, 15]
+
+
+def best_margin(state: rulekit.State) -> int:
+    """Seat 0's final score minus seat 1's under best play by both (a game of open hands)."""
+    if state.is_over:
+        scores = state.scores()
+        return scores[0] - scores[1]
+    values = []
+    for action in state.legal_actions():
+        copy = state.clone()
+        copy.apply(action)
+        values.append(best_margin(copy))
+    return max(values) if state.current_player == 0 else min(values)
+
+
+def test_the_search_declines_a_lay_that_scores_now_and_loses_the_game() -> None:
+    """Domino Fives cut down to a double-three set, five tiles each and no stock, so seat 0
+    can tell seat 1's hand. With open ends 1 and 2, laying 2|2 scores 20 at once (greedy's
+    move) and loses the game against best play; 0|2 at the right scores nothing and wins
+    it. The search lays 0|2, with random and with greedy playouts."""
+    g = rulekit.load_game(GAMES / "domino-fives.yaml",
+                          overrides={"highest_pip": 3, "hand_size": 5})
+    state = g.new_game(players=2, seed=1)
+    hands = ["2|2", "1|3", "0|0", "0|1", "0|2"], ["3|3", "0|3", "1|1", "2|3", "1|2"]
+    state.resolve_chance([[int(x) for x in t.split("|")] for hand in hands for t in hand])
+    for label in ("3|3", "1|3 left", "2|3 right"):
+        state.apply(label)
+    assert state.current_player == 0
+    assert sorted(a.label for a in state.legal_actions()) == ["0|1 left", "0|2 right",
+                                                             "2|2 right"]
+    assert state.preview("2|2 right").scores()[0] == 20
+    assert rulekit.bots.GreedyAgent().choose(state, random.Random(0)).label == "2|2 right"
+    after = {}
+    for label in ("2|2 right", "0|2 right"):
+        copy = state.clone()
+        copy.apply(label)
+        after[label] = best_margin(copy)
+    assert after["2|2 right"] < 0 < after["0|2 right"]
+    for rollout in ("random", "greedy"):
+        for seed in range(3):
+            bot = MctsBot(iterations=200, rollout=rollout)
+            assert bot.choose(state, random.Random(seed)).label == "0|2 right", (rollout, seed)
 
 
 def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(

@@ -17,7 +17,10 @@ shared win split evenly), 0 otherwise, plus `MARGIN_WEIGHT` times its score marg
 score minus the best other score) over the game's score range (`score_bounds` when the
 file declares both bounds, else the spread of the final scores), so that a lost or a
 won game is still played for points. Playouts stop after `PLAYOUT_DECISIONS` decisions
-(random moves, or greedy ones with `mcts:200:greedy`), and a cut-off playout gives each
+(random moves, or greedy ones with `mcts:200:greedy`: dearer, but they play the
+opponents' replies as greedy takes them, which decides a game where a move can leave the
+next player points; a greedy move previews every legal move of the copy, and a preview in
+a copy made by `determinize` reads the copy as it is), and a cut-off playout gives each
 seat the logistic of its margin over the mean margin size met in the search: a short
 look ahead that costs little and says more than a long random game.
 
