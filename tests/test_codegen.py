@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import rulekit
+from rulekit.bots import GreedyAgent
 from rulekit.cli import main
 from rulekit.engine import codegen
 from rulekit.expr import pysource
@@ -82,6 +83,34 @@ def test_the_playout_fast_path_plays_the_same_games_as_one_call_per_move(path: P
         assert (fast.log, fast.scores(), fast.end_reason) == (slow.log, slow.scores(),
                                                               slow.end_reason), seed
         assert made == sum(1 for e in slow.log if "action" in e and not e.get("forced"))
+
+
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_a_greedy_playout_plays_the_games_of_the_greedy_bot(path: Path) -> None:
+    """`playout(rng, value=GreedyAgent.value)` is the search's fast path for greedy
+    playouts: the same moves as `GreedyAgent.choose` called for every decision, in the
+    real game (whose previews deal what is hidden anew) and in a determinized copy."""
+    game = rulekit.load_game(path)
+    players = PLAYERS.get(path.stem.split("-")[0], game.min_players)
+    for seed in range(2):
+        start = game.new_game(players=players, seed=seed)
+        start.playout(random.Random(seed), decisions=3)
+        while start.is_chance:
+            start.resolve_chance()
+        copies = [start.clone(), start.determinize(start.current_player, random.Random(seed))]
+        for state in copies:
+            slow, rng = state.clone(), random.Random(seed)
+            bot = GreedyAgent()
+            left = 12
+            while not slow.is_over and left:
+                if slow.is_chance:
+                    slow.resolve_chance()
+                    continue
+                slow.apply(bot.choose(slow, rng))
+                left -= 1
+            fast = state.clone()
+            assert fast.playout(random.Random(seed), 12, GreedyAgent.value) == 12 - left
+            assert (fast.log, fast.scores()) == (slow.log, slow.scores()), seed
 
 
 def test_a_playout_can_stop_after_some_decisions_and_go_on_later() -> None:

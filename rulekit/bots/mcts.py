@@ -106,7 +106,7 @@ class MctsBot:
         self.playout_decisions = playout_decisions
         self.prior_weight = prior_weight
         self.stats: dict[str, dict[str, float]] = {}
-        self._greedy = GreedyAgent() if rollout == "greedy" else None
+        self._greedy = rollout == "greedy"
 
     def choose(self, state: State, rng: random.Random | None = None) -> Action:
         """The most visited legal action after the budget's iterations; ties by mean."""
@@ -228,24 +228,15 @@ def one_step_values(state: State, actions: list[Action]) -> dict[str, float]:
     return {label: (v - low) / (high - low) for label, v in values.items()}
 
 
-def playout(s: State, rng: random.Random, decisions: int | None,
-            greedy: GreedyAgent | None = None) -> None:
+def playout(s: State, rng: random.Random, decisions: int | None, greedy: bool = False) -> None:
     """Play the copy on with random moves (greedy ones with `greedy`), dice from the
     copy's own rng, to its end or for `decisions` decisions (None: to the end).
 
-    Every playout of the search goes through here, so that a faster way to play a
-    copy on serves all of them.
+    Every playout of the search goes through here, and through the engine's fast path
+    (`State.playout`: no public call per move; a greedy move is the one
+    `GreedyAgent.choose` makes).
     """
-    if greedy is None:  # the engine's fast path: no public call per move
-        s.playout(rng, decisions)
-        return
-    left = decisions if decisions is not None else -1
-    while not s.is_over and left:
-        if s.is_chance:
-            s.resolve_chance()
-            continue
-        s.apply(greedy.choose(s, rng))
-        left -= 1
+    s.playout(rng, decisions, GreedyAgent.value if greedy else None)
 
 
 class _Spread:

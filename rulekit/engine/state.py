@@ -226,7 +226,8 @@ class State:
         self._run()
         return outcome
 
-    def playout(self, rng: random.Random, decisions: int | None = None) -> int:
+    def playout(self, rng: random.Random, decisions: int | None = None,
+                value: Callable[[list, int], float] | None = None) -> int:
         """Play on with random legal actions and sampled chance outcomes until the game
         ends, or until `decisions` decisions were made; returns how many were made.
 
@@ -234,6 +235,10 @@ class State:
         decision of one option draws nothing from `rng`) in a loop, each move under the
         same work budget, but without the costs of one public call per move: the fast
         path of random simulation and of search bots' playouts.
+
+        With `value` (a function of the scores and a seat), every move is one whose
+        `preview` has the highest value of its scores for the seat deciding, equal ones
+        chosen by `rng`: the game of a loop of a greedy bot's `choose`.
         """
         made = 0
         left = -1 if decisions is None else decisions
@@ -256,7 +261,12 @@ class State:
                     else:
                         actions = pending.actions
                         n = len(actions)
-                        chosen = actions[randrange(n)] if n > 1 else actions[0]
+                        if n == 1:
+                            chosen = actions[0]
+                        elif value is None:
+                            chosen = actions[randrange(n)]
+                        else:
+                            chosen = self._best(pending, value, randrange)
                         self._play(pending, chosen, chosen.label)
                         made += 1
                 finally:
@@ -264,6 +274,21 @@ class State:
         finally:
             budget._left, budget._what = old, old_what
         return made
+
+    def _best(self, pending: Decision, value: Callable[[list, int], float],
+              randrange: Callable[[int], int]) -> Action:
+        """The legal action whose preview's scores have the highest `value` for the seat
+        deciding; one of equal ones drawn with `randrange`."""
+        seat = pending.seat
+        best: list[Action] = []
+        top = None
+        for action in pending.actions:
+            v = value(self._preview(pending, action, None).scores(), seat)
+            if top is None or v > top:
+                top, best = v, [action]
+            elif v == top:
+                best.append(action)
+        return best[0] if len(best) == 1 else best[randrange(len(best))]
 
     def chance_outcomes(self) -> list[tuple[str, list[tuple[Any, float]]]] | None:
         """The due chance step's outcomes with their probabilities, as independent parts
@@ -377,6 +402,10 @@ class State:
             chosen = pending.find(label) if pending is not None else None
         if chosen is None:
             raise IllegalActionError(f"{label!r} is not a legal action now")
+        return self._preview(pending, chosen, label)
+
+    def _preview(self, pending: Decision, chosen: Action, label: str | None) -> State:
+        """`preview` of `chosen`, one of `pending`'s actions (its label if known)."""
         if not self.imagined and self.game.hides_information:
             # seeded by what the seat sees, never by the game's seed (which deals every
             # hand): previews are reproducible, and equal for positions the seat cannot tell
@@ -394,7 +423,7 @@ class State:
                 raise _failed(chosen.steps[0].where if chosen.steps else "", "an action",
                               exc) from exc
         else:
-            c.apply(label)
+            c.apply(chosen.label if label is None else label)
         return c
 
     def determinize(self, seat: int, rng: random.Random) -> State:
