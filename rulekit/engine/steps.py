@@ -598,6 +598,7 @@ class _CopiedDecision(Decision):
             bind = self._bind
             actions = [bind(a) for a in self._source]
             _ACTIONS.__set__(self, actions)
+            self._source = self._bind = None  # type: ignore[assignment]
             return actions
 
     @actions.setter
