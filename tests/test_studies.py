@@ -146,6 +146,31 @@ def test_ctrl_c_prints_the_report_of_the_games_finished(tmp_path: Path) -> None:
         assert len(out.read_text().splitlines()) == data["games"]
 
 
+def test_ctrl_c_while_a_game_is_counted_stops_after_it_is_counted() -> None:
+    """The report and the games file hold the same whole games whenever Ctrl-C comes: one
+    that comes while a finished game is being counted takes effect right after it."""
+    import rulekit
+    from rulekit.studies.simulate import stream
+
+    game = rulekit.load_game(QWIXX)
+    counted: list[tuple] = []
+
+    def add(rows: tuple) -> None:
+        if len(counted) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of counting game 3
+        counted.append(rows)
+
+    # Python's own Ctrl-C, also where this test runs with SIGINT ignored (a background job)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        done, _seconds, stopped = stream([game], 10, 2, ["random"], 0, add, 1, None, None,
+                                         None)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert stopped and done == len(counted) == 3
+
+
 def test_a_rule_that_breaks_names_the_game_in_any_number_of_processes(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text(Path(QWIXX).read_text().replace(

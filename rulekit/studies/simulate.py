@@ -6,8 +6,11 @@ report of ten. Every rate and mean carries its 95% interval as `ci95: [low, high
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from rulekit.agents import make_agent
@@ -144,6 +147,27 @@ class GamesOut:
             self.out.write(json.dumps(line) + "\n")
 
 
+@contextlib.contextmanager
+def _whole() -> Iterator[None]:
+    """Ctrl-C waits while a finished game is counted and written, so that the report and
+    the games file hold the same whole games; it takes effect right after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if not caught or previous is signal.SIG_IGN:
+        return
+    if callable(previous) and previous is not signal.default_int_handler:
+        previous(signal.SIGINT, None)  # a handler of the program's own
+    else:
+        raise KeyboardInterrupt
+
+
 def stream(games: Sequence[Any], count: int, players: int, bots: Sequence[str], seed: int,
            add: Callable[[tuple], None], jobs: int | None, dask: str | None,
            progress: Progress | None, out: GamesOut | None) -> tuple[int, float, bool]:
@@ -157,10 +181,11 @@ def stream(games: Sequence[Any], count: int, players: int, bots: Sequence[str], 
     done = 0
     try:
         for rows in run(plan, jobs, dask, progress):
-            add(rows)
-            if out is not None:
-                out.write(rows)
-            done += 1
+            with _whole():
+                add(rows)
+                if out is not None:
+                    out.write(rows)
+                done += 1
     except KeyboardInterrupt:
         return done, time.perf_counter() - started, True
     return done, time.perf_counter() - started, False
