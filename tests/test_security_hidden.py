@@ -152,6 +152,25 @@ def test_previews_and_the_greedy_bot_decide_alike_on_both(twins) -> None:
         assert bot.choose(a, random.Random(k)).label == bot.choose(b, random.Random(k)).label
 
 
+def test_a_copy_for_a_seat_that_is_not_deciding_offers_the_imagined_hand(twins) -> None:
+    """Another seat is to lay: its legal actions in the real game name its tiles, so the
+    copy seat 0 imagines offers what the copy's own hand for that seat gives, and the same
+    for positions seat 0 cannot tell apart."""
+    copies = []
+    for state in twins:
+        state.apply(state.legal_actions()[0])
+        mover = state.current_player
+        assert mover not in (None, 0)
+        copy = state.determinize(0, random.Random(5))
+        held = copy.view()["components"]["hand"]["hands"][copy.current_player]["tiles"]
+        labels = [a.label for a in copy.legal_actions()]
+        assert labels and all(label.split()[0] in held for label in labels)
+        for label in labels:
+            copy.preview(label)  # each can be played in the copy
+        copies.append((copy.view(), labels))
+    assert copies[0] == copies[1]
+
+
 def test_a_preview_in_a_copy_reads_the_copy(twins) -> None:
     """A copy made by `determinize` holds nothing hidden that is true: a preview in it
     lays the tile in the copy as it stands (the imagined hands and stock unchanged),

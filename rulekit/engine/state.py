@@ -432,7 +432,8 @@ class State:
         Other hands and the stock's order are dealt again from the pieces the seat has not
         seen, other players' secret dice rolled again and their secret variables put back
         to their initial values, and the copy's chance outcomes come from a new RNG; what
-        the seat sees stays.
+        the seat sees stays. When another seat is to decide, the copy asks that decision
+        anew, from the pieces it imagines for that seat.
         Bots that look ahead search such copies, so they decide from their seat's view.
 
         The copy is a function of the seat's view, its public history and `rng` only: the
@@ -455,6 +456,8 @@ class State:
         c._version += 1
         c.imagined = True
         _imagine_window_choices(c, seat, rng)
+        if c._pending is not None and c._pending.seat != seat and self.game.hides_information:
+            _ask_anew(c)
         c.rng = random.Random(rng.getrandbits(64))
         c.seed = None
         if self.game.private_lines or self.secret_chances():
@@ -730,6 +733,18 @@ def _imagine_window_choices(c: State, seat: int, rng: random.Random) -> None:
             if options:
                 frame.choices[k] = rng.choice(options)
                 c.log[i] = {**c.log[i], "action": frame.choices[k].label}
+
+
+def _ask_anew(c: State) -> None:
+    """In the copy `c`, ask the decision that is due anew: another seat's legal actions in
+    the real game tell what it holds, so the copy offers those its imagined pieces give
+    (and where they give none, it plays on as the rules say, to the next decision)."""
+    pending = c._pending
+    c._pending = None
+    if pending.window is None:
+        c._stack[-1].i -= 1  # the choose step that asked it runs again
+    with budget.limit(budget.WORK_PER_CALL, "asking the decision anew in a copy"):
+        c._run()
 
 
 #: the names an end condition sees besides the globals: none (compiled code never writes to it)
