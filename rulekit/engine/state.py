@@ -85,7 +85,7 @@ class State:
         self.rng = random.Random(seed)
         # a copy made by `determinize` (or a copy of one): what it hides is imagined, so
         # a preview need not deal it anew
-        self.imagined = False
+        self._imagined = False
         self.gvars: dict[str, Any] = dict(game.gvar_init)
         self.pvars: list[dict[str, Any]] = [dict(game.pvar_init) for _ in range(players)]
         self.active = 0
@@ -406,7 +406,7 @@ class State:
 
     def _preview(self, pending: Decision, chosen: Action, label: str | None) -> State:
         """`preview` of `chosen`, one of `pending`'s actions (its label if known)."""
-        if not self.imagined and self.game.hides_information:
+        if not self._imagined and self.game.hides_information:
             # seeded by what the seat sees, never by the game's seed (which deals every
             # hand): previews are reproducible, and equal for positions the seat cannot tell
             # apart
@@ -454,7 +454,7 @@ class State:
                 if p != seat:
                     pv[name] = self.game.pvar_init[name]
         c._version += 1
-        c.imagined = True
+        c._imagined = True
         _imagine_window_choices(c, seat, rng)
         if c._pending is not None and c._pending.seat != seat and self.game.hides_information:
             _ask_anew(c)
