@@ -183,7 +183,7 @@ def test_a_preview_in_a_copy_reads_the_copy(twins) -> None:
         tile = action.label.split()[0]
         assert tile not in seen.view(0)["components"]["hand"]["hands"][0]["tiles"]
         assert tile in copy.view(0)["components"]["hand"]["hands"][0]["tiles"]
-    # the real game's preview deals the unseen tiles anew, and the game is unchanged
+    # the real game's preview deals the unseen tiles anew: the same tiles, placed otherwise
     real = a.preview(a.legal_actions()[0])
     assert hidden_tiles(real, 0) != hidden_tiles(a, 0)
     assert sorted(hidden_tiles(real, 0)) == sorted(hidden_tiles(a, 0))

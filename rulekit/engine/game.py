@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,9 +34,10 @@ class Game:
             setattr(self, key, value)
         self.levels: list[dict] = list(src.data.get("levels") or [])
 
-    @property
+    @functools.cached_property
     def hides_information(self) -> bool:
-        """Whether a component hides something from some seats (hands, a stock, secret dice)."""
+        """Whether a component hides something from some seats (hands, a stock, secret dice);
+        asked at every preview and copy, and the components never change."""
         return any(kind.hides_information for kind in self.components)
 
     def new_game(self, players: int | None = None, seed: int | None = None) -> State:
