@@ -71,9 +71,17 @@ def random_game(game: rulekit.Game, players: int, seed: int) -> rulekit.State:
     return state
 
 
-@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
-def test_the_playout_fast_path_plays_the_same_games_as_one_call_per_move(path: Path) -> None:
-    game = rulekit.load_game(path)
+EXAMPLES = sorted(p for p in (ROOT / "games" / "examples").glob("*.yaml")
+                  if ".tests." not in p.name)
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+@pytest.mark.parametrize("path", GAMES + EXAMPLES, ids=[p.stem for p in GAMES + EXAMPLES])
+def test_the_playout_fast_path_plays_the_same_games_as_one_call_per_move(
+        path: Path, generated: bool) -> None:
+    """`playout` keeps the options of a decision as records and makes only the action it
+    plays; the games are those of `legal_actions()` and `apply` all the same."""
+    game = load(path, generated)
     players = PLAYERS.get(path.stem.split("-")[0], game.min_players)
     for seed in range(10):
         slow = random_game(game, players, seed)
@@ -111,6 +119,45 @@ def test_a_greedy_playout_plays_the_games_of_the_greedy_bot(path: Path) -> None:
             fast = state.clone()
             assert fast.playout(random.Random(seed), 12, GreedyAgent.value) == 12 - left
             assert (fast.log, fast.scores()) == (slow.log, slow.scores()), seed
+
+
+def api_moves(state: rulekit.State, rng: random.Random, decisions: int) -> None:
+    """`decisions` random moves through the public calls, as `random_game` makes them."""
+    while not state.is_over and decisions:
+        if state.is_chance:
+            state.resolve_chance()
+            continue
+        actions = state.legal_actions()
+        state.apply(actions[rng.randrange(len(actions))] if len(actions) > 1 else actions[0])
+        decisions -= 1
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+@pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
+def test_a_decision_a_playout_stops_at_offers_the_actions_of_the_api(
+        path: Path, generated: bool) -> None:
+    """A playout that stops after some decisions leaves the next one as records: read
+    through the API, it offers the same actions, which play, copy and preview as any."""
+    game = load(path, generated)
+    players = PLAYERS.get(path.stem.split("-")[0], game.min_players)
+    for seed in range(3):
+        fast, slow = (game.new_game(players=players, seed=seed) for _ in range(2))
+        fast.playout(random.Random(seed), decisions=7)
+        api_moves(slow, random.Random(seed), 7)
+        assert fast.log == slow.log
+        while fast.is_chance:
+            fast.resolve_chance()
+            slow.resolve_chance()
+        labels = [a.label for a in slow.legal_actions()]
+        copy = fast.clone()  # copied before its actions were ever made
+        assert [a.label for a in fast.legal_actions()] == labels
+        assert fast.view(fast.current_player)["legal_actions"] == labels
+        last = labels[-1]
+        assert fast.preview(last).scores() == slow.preview(last).scores()
+        for state in (fast, slow, copy):
+            state.apply(last)
+        assert fast.log == slow.log == copy.log
+        assert fast.scores() == slow.scores() == copy.scores()
 
 
 def test_a_playout_can_stop_after_some_decisions_and_go_on_later() -> None:

@@ -1137,7 +1137,7 @@ class GameBuild:
                                         option.steps, S.Action, b.where(path), keyed,
                                         S.KeyedAction)
         if made is not None:
-            option.generate, source = made
+            option.generate, option.records, source = made
             self.generated.append(source)
         return option
 

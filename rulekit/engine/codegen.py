@@ -18,7 +18,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.engine.steps import MAX_INT, MAX_TRIGGER_FIRINGS, log_too_long
+from rulekit.engine.steps import (
+    MAX_INT,
+    MAX_TRIGGER_FIRINGS,
+    Action,
+    KeyedAction,
+    log_too_long,
+)
 from rulekit.expr import Compiled, pysource
 from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, MAX_STR, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
@@ -68,14 +74,17 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                      lets: list[tuple[str, Compiled]], cond: Compiled | None, label: Compiled,
                      steps: Any, action: type, where: str,
                      keyed: tuple[tuple[str, str, str], str, int] | None = None,
-                     keyed_action: type | None = None) -> tuple[Callable, str] | None:
-    """The generator of one option as a compiled function and its source, or None when
+                     keyed_action: type | None = None
+                     ) -> tuple[Callable, Callable, str] | None:
+    """The generators of one option as compiled functions, and their source; None when
     a part has no source form.
 
     `outer` is the option's scope before its `for` clauses, `inner` after its `let`s; the
-    function takes `(st, base, seat, out, seen)` like the closure generator it replaces.
-    With `keyed` (see keyed_label; the option is its decision's only one), options are
-    merged by the numbers of their labels and made `keyed_action`s, which write their
+    functions take `(st, base, seat, out, seen)` like the closure generator they replace.
+    The first appends Actions, the second, for random play, records `(label, make,
+    values)` (see steps.Decision): it makes no env and no Action for the options not
+    played. With `keyed` (see keyed_label; the option is its decision's only one), options
+    are merged by the numbers of their labels and made `keyed_action`s, which write their
     labels when read.
     """
     if not ENABLED:
@@ -140,13 +149,50 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             f"{pad}    if {k_len}(out) >= {k_max}:",
             f"{pad}        raise {k_too_many}()",
             f"{pad}    seen.add(label)",
-            f"{pad}    e = base.copy()",
         ]
+        body = lines[1:]
+        lines.append(f"{pad}    e = base.copy()")
         for name, pyname in bound:
             lines.append(f"{pad}    e[{pysource.const(name)}] = {pyname}")
         lines.append(f"{pad}    out.append({make})")
+        # the same options as records: the values bound, and a maker of the Action
+        make_fn, make_source = _record_maker(tuple(name for name, _p in bound), steps,
+                                             keyed[0] if keyed is not None else None)
+        k_make = pysource.const(make_fn)
+        values = (bound[0][1] if len(bound) == 1
+                  else "(" + "".join(f"{pyname}, " for _n, pyname in bound) + ")")
+        records = (["def records(st, base, seat, out, seen):"] + body
+                   + [f"{pad}    out.append((label, {k_make}, {values}))"])
     source = "\n".join(lines) + "\n"
-    return pysource.compile_function(source, consts, "generate"), f"# {where}\n{source}"
+    record_source = "\n".join(records) + "\n"
+    return (pysource.compile_function(source, consts, "generate"),
+            pysource.compile_function(record_source, consts, "records"),
+            f"# {where}\n{source}\n# {where}, for random play (and `make` of a record)\n"
+            f"{record_source}\n{make_source}")
+
+
+def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str] | None
+                  ) -> tuple[Callable[[Any, int, dict, Any], Action], str]:
+    """The maker of an option's records `(key, make, values)`: the Action, with `values`
+    (a tuple; for one name, the value itself) bound to `names` in a copy of the decision's
+    env, as the option's generator makes it. With `form` (a keyed label), a key that is a
+    tuple of numbers makes a KeyedAction. Generated too: it runs once per move played."""
+    consts: dict[str, Any] = {}
+    with pysource.collecting(consts):
+        lines = ["def make(key, seat, base, values):", "    e = base.copy()"]
+        if len(names) == 1:
+            lines.append(f"    e[{pysource.const(names[0])}] = values")
+        else:
+            for i, name in enumerate(names):
+                lines.append(f"    e[{pysource.const(name)}] = values[{i}]")
+        k_steps = pysource.const(steps)
+        if form is not None:
+            lines.append(f"    if key.__class__ is {pysource.const(tuple)}:")
+            lines.append(f"        return {pysource.const(KeyedAction)}("
+                         f"{pysource.const(form)}, key, seat, {k_steps}, e)")
+        lines.append(f"    return {pysource.const(Action)}(key, seat, {k_steps}, e)")
+    source = "\n".join(lines) + "\n"
+    return pysource.compile_function(source, consts, "make"), source
 
 
 

@@ -97,6 +97,8 @@ class State:
         self.over = False
         self.end_reason: str | None = None
         self._ending = False
+        # within `playout`: decisions keep their options as records (see Decision)
+        self._playing = False
         self._steps_left = game.max_steps
         self._work_left = budget.WORK_PER_GAME
         self._log_chars = 0
@@ -245,6 +247,7 @@ class State:
         per_call = budget.WORK_PER_CALL
         old, old_what = budget._left, budget._what
         randrange = rng.randrange
+        self._playing = True
         try:
             while not self.over and made != left:
                 pending = self._pending
@@ -259,12 +262,10 @@ class State:
                     if pending is None:
                         self._chance(self._pending_chance, None)
                     else:
-                        actions = pending.actions
-                        n = len(actions)
-                        if n == 1:
-                            chosen = actions[0]
-                        elif value is None:
-                            chosen = actions[randrange(n)]
+                        if value is None:
+                            chosen = pending.random(randrange)
+                        elif pending.size() == 1:
+                            chosen = pending.pick(0)
                         else:
                             chosen = self._best(pending, value, randrange)
                         self._play(pending, chosen, chosen.label)
@@ -272,6 +273,7 @@ class State:
                 finally:
                     self._work_left -= units - budget._left
         finally:
+            self._playing = False
             budget._left, budget._what = old, old_what
         return made
 
@@ -360,6 +362,7 @@ class State:
         c.gvars = dict(self.gvars)
         c.pvars = [dict(p) for p in self.pvars]
         c.log = list(self.log)
+        c._playing = False
         c._view_seeds = (None, -1, {})
         c._defs = {}
         c.comps = [kind.copy_state(s) for kind, s in zip(self.game.components, self.comps)]
@@ -375,7 +378,7 @@ class State:
         d = self._pending
         if d is not None:
             window = stack[-1] if d.window is not None else None
-            c._pending = Decision.copied(d.seat, d.actions, window,
+            c._pending = Decision.copied(d.seat, d, window,
                                          lambda a: _rebind_action(a, c))
         return c
 
@@ -622,11 +625,15 @@ class State:
                 elif top.k < len(top.seats):
                     seat = top.seats[top.k]
                     step = top.step
-                    actions = top.step.actions(self, seat, top.env)
-                    if not actions:
+                    if self._playing:
+                        d = top.step._recorded(self, seat, top.env, top)
+                    else:
+                        actions = top.step.actions(self, seat, top.env)
+                        d = Decision(seat, actions, top) if actions else None
+                    if d is None:
                         top.k += 1
                         continue
-                    self._pending = Decision(seat, actions, top)
+                    self._pending = d
                     return
                 else:
                     stack.pop()

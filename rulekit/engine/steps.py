@@ -428,6 +428,16 @@ class Option:
         self.label = label
         self.steps = Effects(steps) if steps and all(s.pure for s in steps) else steps
         self.generate = self._specialise()
+        #: the options as records `(key, make, payload)` (see Decision), for random play
+        self.records = self._as_records
+
+    def _as_records(self, st: Any, base: dict, seat: int, out: list, seen: set) -> None:
+        """The closure path's records: the Actions made, each its own payload."""
+        actions: list[Action] = []
+        self.generate(st, base, seat, actions, seen)
+        if len(out) + len(actions) > MAX_OPTIONS:
+            raise _too_many()
+        out.extend([(a.label, _given, a) for a in actions])
 
     def _specialise(self) -> Callable[[Any, dict, int, list, set], None]:
         iterate, lets, cond, label_fn, steps = (self.iterate, self.lets, self.cond, self.label,
@@ -553,6 +563,16 @@ class KeyedAction(Action):
         return text
 
 
+def _given(key: Any, seat: int, base: dict, action: Action) -> Action:
+    """The maker of a record whose Action was made already (the closure path)."""
+    return action
+
+
+def _passing(label: str, seat: int, base: dict, payload: Any) -> Action:
+    """The maker of the pass option's record: no effects, the decision's own env."""
+    return Action(label, seat, (), base)
+
+
 class Decision:
     """The decision the game waits for: who decides and the legal actions."""
 
@@ -563,11 +583,35 @@ class Decision:
         self.actions = actions
         self.window = window
 
+    def size(self) -> int:
+        """How many legal actions there are (for a recorded decision, without making them)."""
+        return len(self.actions)
+
+    def pick(self, i: int) -> Action:
+        """The legal action at `i` (of a recorded decision, made alone)."""
+        return self.actions[i]
+
+    def random(self, randrange: Callable[[int], int]) -> Action:
+        """The legal action at `randrange(n)` of the n there are; with one, it draws
+        nothing. What a random playout plays, in one call."""
+        actions = self.actions
+        n = len(actions)
+        return actions[0] if n == 1 else actions[randrange(n)]
+
     @staticmethod
-    def copied(seat: int, source: list[Action], window: WindowFrame | None,
+    def recorded(seat: int, records: list, window: WindowFrame | None,
+                 base: dict) -> Decision:
+        """A decision whose options are records `(key, make, payload)`, one per legal
+        action, made Actions only when read: random play (`State.playout`) makes only the
+        one it plays, where every option would cost an env and an Action each."""
+        return _RecordedDecision(seat, records, window, base)
+
+    @staticmethod
+    def copied(seat: int, source: Decision, window: WindowFrame | None,
                bind: Callable[[Action], Action]) -> Decision:
-        """A copy's decision whose actions are bound to the copy (`bind`) when first read:
-        a preview, which runs one action's steps itself, binds none."""
+        """A copy's decision whose actions are `source`'s bound to the copy (`bind`) when
+        read: a preview, which runs one action's steps itself, binds none, and a playout
+        binds the one it plays."""
         return _CopiedDecision(seat, source, window, bind)
 
     def find(self, label: str) -> Action | None:
@@ -577,33 +621,95 @@ class Decision:
         return None
 
 
-_ACTIONS = Decision.actions  # the slot, read and written beneath the property below
+#: the slot of Decision.actions, read and written beneath the properties below (a plain
+#: slot where the actions are made at once: a property costs every read of every decision)
+_ACTIONS = Decision.actions
+
+
+class _RecordedDecision(Decision):
+    __slots__ = ("_records", "_base", "_made")
+
+    def __init__(self, seat: int, records: list, window: WindowFrame | None,
+                 base: dict) -> None:
+        self.seat = seat
+        self.window = window
+        self._records = records
+        self._base = base
+        self._made = False
+
+    @property  # type: ignore[override]
+    def actions(self) -> list[Action]:
+        if self._made:
+            return _ACTIONS.__get__(self)
+        seat, base = self.seat, self._base
+        actions = [make(key, seat, base, p) for key, make, p in self._records]
+        _ACTIONS.__set__(self, actions)
+        self._made = True
+        return actions
+
+    @actions.setter
+    def actions(self, value: list[Action]) -> None:
+        _ACTIONS.__set__(self, value)
+        self._made = True
+
+    def size(self) -> int:
+        return len(self._records)
+
+    def pick(self, i: int) -> Action:
+        if self._made:
+            return _ACTIONS.__get__(self)[i]
+        key, make, p = self._records[i]
+        return make(key, self.seat, self._base, p)
+
+    def random(self, randrange: Callable[[int], int]) -> Action:
+        records = self._records
+        n = len(records)
+        i = 0 if n == 1 else randrange(n)
+        if self._made:
+            return _ACTIONS.__get__(self)[i]
+        key, make, p = records[i]
+        return make(key, self.seat, self._base, p)
 
 
 class _CopiedDecision(Decision):
-    __slots__ = ("_source", "_bind")
+    __slots__ = ("_source", "_bind", "_made")
 
-    def __init__(self, seat: int, source: list[Action], window: WindowFrame | None,
+    def __init__(self, seat: int, source: Decision, window: WindowFrame | None,
                  bind: Callable[[Action], Action]) -> None:
         self.seat = seat
         self.window = window
         self._source = source
         self._bind = bind
+        self._made = False
 
     @property  # type: ignore[override]
     def actions(self) -> list[Action]:
-        try:
+        if self._made:
             return _ACTIONS.__get__(self)
-        except AttributeError:
-            bind = self._bind
-            actions = [bind(a) for a in self._source]
-            _ACTIONS.__set__(self, actions)
-            self._source = self._bind = None  # type: ignore[assignment]
-            return actions
+        bind = self._bind
+        actions = [bind(a) for a in self._source.actions]
+        _ACTIONS.__set__(self, actions)
+        self._made = True
+        self._source = self._bind = None  # type: ignore[assignment]
+        return actions
 
     @actions.setter
     def actions(self, value: list[Action]) -> None:
         _ACTIONS.__set__(self, value)
+        self._made = True
+
+    def size(self) -> int:
+        return len(_ACTIONS.__get__(self)) if self._made else self._source.size()
+
+    def pick(self, i: int) -> Action:
+        if self._made:
+            return _ACTIONS.__get__(self)[i]
+        return self._bind(self._source.pick(i))
+
+    def random(self, randrange: Callable[[int], int]) -> Action:
+        if self._made:
+            return Decision.random(self, randrange)
+        return self._bind(self._source.random(randrange))
 
 
 class Choose(Step):
@@ -632,25 +738,43 @@ class Choose(Step):
             out.append(Action(self.pass_label, seat, (), base))
         return out
 
+    def _recorded(self, st: State, seat: int, env: dict,
+                  window: WindowFrame | None) -> Decision | None:
+        """The decision of `seat` in random play, its options as records (see Decision);
+        None when it has no option."""
+        base = dict(env) if env else {}
+        base["player"] = st.players[seat]
+        out: list = []
+        seen: set = set()
+        for opt in self.options:
+            opt.records(st, base, seat, out, seen)
+        if self.pass_label is not None and self.pass_label not in seen:
+            out.append((self.pass_label, _passing, None))
+        return Decision.recorded(seat, out, window, base) if out else None
+
     def run(self, st: State, env: dict) -> bool:
         seat = self.who(st, env).seat
-        actions = self.actions(st, seat, env)
-        if len(actions) == 1 and self.auto:
+        if st._playing:
+            d = self._recorded(st, seat, env, None)
+        else:
+            actions = self.actions(st, seat, env)
+            d = Decision(seat, actions, None) if actions else None
+        if d is None:
+            if self.none is None:
+                raise NoOptionError(f"{self.where}: no legal option for seat {seat} and no "
+                                    "`none:` steps")
+            if self.none:
+                push_block(st, self.none, env)
+            return False
+        if self.auto and d.size() == 1:
             # nothing to decide: the only option happens by itself, and the log says so
-            action = actions[0]
+            action = d.pick(0)
             st.log.append({"seat": seat, "action": action.label, "forced": True})
             if action.steps:
                 st._stack.append(SeqFrame(action.steps, action.env, "", st.game.check_effects))
             return False
-        if actions:
-            st._pending = Decision(seat, actions, None)
-            return True
-        if self.none is None:
-            raise NoOptionError(f"{self.where}: no legal option for seat {seat} and no `none:` "
-                                "steps")
-        if self.none:
-            push_block(st, self.none, env)
-        return False
+        st._pending = d
+        return True
 
 
 class Together(Choose):
