@@ -432,7 +432,8 @@ class GameBuild:
             "player_count": Global(INT, lambda st: st.n, "st.n", fixed),
         }
         for name, t in gvar_types.items():
-            globs[name] = Global(t, lambda st, n=name: st.gvars[n], reads=frozenset((name,)))
+            globs[name] = Global(t, lambda st, n=name: st.gvars[n], reads=frozenset((name,)),
+                                 var=name)
         for kind in kinds:
             t = kind.global_type()
             if t is not None:
@@ -1098,6 +1099,8 @@ class GameBuild:
                 none = self.steps(path + ("none",), value["none"] or [], scope)
             step = S.Choose(who.fn if who else _broken, options, pass_label, none,
                             bool(value.get("auto", False)))
+            # the active player (the default): its seat is read without evaluating `who`
+            step.active = who is not None and who.src == "st.players[st.active]"
         if "help" in value:  # what the choices mean, for people (`?` in `rulekit play`)
             step.help = b.template(path + ("help",), value["help"], inner)
         if "title" in value:  # what the decision is, in a line above the choices

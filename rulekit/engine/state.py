@@ -187,7 +187,16 @@ class State:
             window.choices.append(chosen)
             window.k += 1
         elif chosen.steps.__class__ is Effects:
-            self._effects(chosen)
+            # an action's effects at once: no frame for a list that cannot pause
+            env = chosen.env
+            step = None
+            try:
+                for step in chosen.steps:
+                    step.run(self, env)
+            except RulekitError:
+                raise
+            except RUNTIME_ERRORS as exc:
+                raise _failed(getattr(step, "where", ""), "an action", exc) from exc
         elif chosen.steps:
             self._stack.append(SeqFrame(chosen.steps, chosen.env, "", self.game.check_effects))
         self._run()
@@ -246,13 +255,15 @@ class State:
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
         old, old_what = budget._left, budget._what
-        randrange = rng.randrange
+        # the draws of randrange(n), one call fewer (Random.choice draws the same way)
+        randrange = getattr(rng, "_randbelow", rng.randrange)
+        moving, rolling = _CALLS["apply"], _CALLS["resolve_chance"]
         self._playing = True
         try:
             while not self.over and made != left:
                 pending = self._pending
                 units = self._work_left
-                what = _CALLS["apply" if pending is not None else "resolve_chance"]
+                what = moving if pending is not None else rolling
                 if units >= per_call:
                     units = per_call
                 else:

@@ -599,14 +599,6 @@ class Decision:
         return actions[0] if n == 1 else actions[randrange(n)]
 
     @staticmethod
-    def recorded(seat: int, records: list, window: WindowFrame | None,
-                 base: dict) -> Decision:
-        """A decision whose options are records `(key, make, payload)`, one per legal
-        action, made Actions only when read: random play (`State.playout`) makes only the
-        one it plays, where every option would cost an env and an Action each."""
-        return _RecordedDecision(seat, records, window, base)
-
-    @staticmethod
     def copied(seat: int, source: Decision, window: WindowFrame | None,
                bind: Callable[[Action], Action]) -> Decision:
         """A copy's decision whose actions are `source`'s bound to the copy (`bind`) when
@@ -627,6 +619,10 @@ _ACTIONS = Decision.actions
 
 
 class _RecordedDecision(Decision):
+    """A decision whose options are records `(key, make, payload)`, one per legal action,
+    made Actions only when read: random play (`State.playout`) makes only the one it
+    plays, where every option would cost an env and an Action each."""
+
     __slots__ = ("_records", "_base", "_made")
 
     def __init__(self, seat: int, records: list, window: WindowFrame | None,
@@ -714,6 +710,8 @@ class _CopiedDecision(Decision):
 
 class Choose(Step):
     pure = False
+    #: `who` is the active player: the seat that decides is `st.active`
+    active = False
     #: the game file's `help:` text (a compiled template) that `rulekit play` shows on `?`
     help: Fn | None = None
     #: the game file's `title:` (a compiled template): what the decision is, above the choices
@@ -750,10 +748,10 @@ class Choose(Step):
             opt.records(st, base, seat, out, seen)
         if self.pass_label is not None and self.pass_label not in seen:
             out.append((self.pass_label, _passing, None))
-        return Decision.recorded(seat, out, window, base) if out else None
+        return _RecordedDecision(seat, out, window, base) if out else None
 
     def run(self, st: State, env: dict) -> bool:
-        seat = self.who(st, env).seat
+        seat = st.active if self.active else self.who(st, env).seat
         if st._playing:
             d = self._recorded(st, seat, env, None)
         else:

@@ -479,7 +479,13 @@ class _Compiler:
             get = glob.get
             node = _N(lambda st, env: get(st), glob.type, pos, dyn=True)
             node.chain = ("global", get, ())
-            node.src = glob.src if glob.src is not None else py.call(get, "st")
+            if glob.src is not None:
+                node.src = glob.src
+            elif glob.var is not None:  # a game variable: the store read inline
+                key = py.const(glob.var)
+                node.src = None if key is None else f"st.gvars[{key}]"
+            else:
+                node.src = py.call(get, "st")
             node.reads = glob.reads
             return node
         raise self._unknown_name(name, pos, scope)

@@ -20,14 +20,17 @@ class Global:
     the game (variables, components) its value depends on; None: it cannot be told.
     """
 
-    __slots__ = ("type", "get", "src", "reads")
+    __slots__ = ("type", "get", "src", "reads", "var")
 
     def __init__(self, type: Type, get: Callable[[Any], Any], src: str | None = None,
-                 reads: frozenset[str] | None = None) -> None:
+                 reads: frozenset[str] | None = None, var: str | None = None) -> None:
         self.type = type
         self.get = get
         self.src = src
         self.reads = reads
+        #: the name of the game variable it reads (`st.gvars[var]`), which generated code
+        #: reads inline, the name as a constant
+        self.var = var
 
     def __repr__(self) -> str:
         return f"Global({self.type.name})"
