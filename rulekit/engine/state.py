@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import json
 import random
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from rulekit.errors import (
     IllegalActionError,
     RulekitError,
 )
-from rulekit.expr import budget
+from rulekit.expr import budget, pysource
 
 if TYPE_CHECKING:
     from rulekit.engine.game import Game
@@ -48,27 +49,39 @@ def _metered(method: Callable[..., T]) -> Callable[..., T]:
     so that neither one move nor a whole game of expensive moves can run for ever."""
     what = _CALLS[method.__name__]
 
-    late = _late(what)
-    per_call = budget.WORK_PER_CALL
+    # `apply` and `resolve_chance` run for every move of every game: a method of one
+    # argument gets a wrapper of that argument (its name, its default) rather than one
+    # that packs *args and **kwargs
+    params = list(inspect.signature(method).parameters.values())[1:]
+    if len(params) == 1 and params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+        arg = params[0].name
+        head = arg if params[0].default is inspect.Parameter.empty else f"{arg}=default"
+    else:
+        arg = head = "*args, **kwargs"
+    source = _METERED.format(head=head, args=arg)
+    space = {"budget": budget, "method": method, "what": what, "late": _late(what),
+             "per_call": budget.WORK_PER_CALL, "default": params[0].default if params else None}
+    return functools.wraps(method)(pysource.compile_function(source, space, "run"))
 
-    @functools.wraps(method)
-    def run(self: State, *args: Any, **kwargs: Any) -> T:
-        # the meter's fields are set directly: this runs for every move of every game
-        units = self._work_left
-        if units >= per_call:
-            units = per_call
-            now = what
-        else:
-            now = late
-        old, old_what = budget._left, budget._what
-        budget._left, budget._what = units, now
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self._work_left -= units - budget._left
-            budget._left, budget._what = old, old_what
 
-    return run
+#: the wrapper of a metered call; `args` are the method's own parameters
+_METERED = """\
+def run(self, {head}):
+    # the meter's fields are set directly: this runs for every move of every game
+    units = self._work_left
+    if units >= per_call:
+        units = per_call
+        now = what
+    else:
+        now = late
+    old, old_what = budget._left, budget._what
+    budget._left, budget._what = units, now
+    try:
+        return method(self, {args})
+    finally:
+        self._work_left -= units - budget._left
+        budget._left, budget._what = old, old_what
+"""
 
 
 class State:
