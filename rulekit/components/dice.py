@@ -219,6 +219,8 @@ class Dice(Kind):
         self.names = [str(n) for n in dice]
         self.sides = [self._sides(b, n, v) for n, v in dice.items()]
         self.pos = {n: i for i, n in enumerate(self.names)}
+        #: (position, name, sides) of every die, in order: what a roll runs over
+        self.dice = tuple((i, n, k) for i, (n, k) in enumerate(zip(self.names, self.sides)))
         self._tables: dict[int, list] = {}
         taken = [n for n in self.names if hasattr(DiceView, n) or n.startswith("_")]
         for n in taken:
@@ -361,11 +363,13 @@ class Dice(Kind):
         mask = view.s[2]
         return view.s[1] if mask is None else mask
 
-    def _sample(self, view: DiceView, rng: Any) -> dict[str, int]:
+    @staticmethod
+    def _sample(view: DiceView, rng: Any) -> dict[str, int]:
+        """A roll's outcome: the chance's `sample` itself, since it runs for every roll."""
         rand = rng.random
-        rolled = self._rolled(view)
-        return {n: int(rand() * self.sides[i]) + 1
-                for i, n in enumerate(self.names) if rolled[i]}
+        mask = view.s[2]
+        rolled = view.s[1] if mask is None else mask
+        return {n: int(rand() * k) + 1 for i, n, k in view.kind.dice if rolled[i]}
 
     def _check(self, view: DiceView, outcome: Any) -> str | None:
         if not isinstance(outcome, dict):
@@ -386,9 +390,11 @@ class Dice(Kind):
         return [(n, [(face, 1 / self.sides[i]) for face in range(1, self.sides[i] + 1)])
                 for i, n in enumerate(self.names) if rolled[i]]
 
-    def _apply(self, view: DiceView, outcome: dict[str, int]) -> None:
+    @staticmethod
+    def _apply(view: DiceView, outcome: dict[str, int]) -> None:
+        """A roll's outcome set on the dice: the chance's `apply` itself."""
         faces = view.s[0]
-        pos = self.pos
+        pos = view.kind.pos
         for name, face in outcome.items():
             faces[pos[name]] = face
         view.s[2] = None
@@ -396,9 +402,9 @@ class Dice(Kind):
 
 Dice.chances = {
     "roll": Chance(
-        sample=lambda view, rng: view.kind._sample(view, rng),
+        sample=Dice._sample,
         check=lambda view, outcome: view.kind._check(view, outcome),
-        apply=lambda view, outcome: view.kind._apply(view, outcome),
+        apply=Dice._apply,
         doc="roll every die still in the game; `roll: {dice: EXPR, only: NAMES}` rolls "
             "the dice an expression gives (a player's), only the named ones",
         target="dice",
