@@ -200,16 +200,7 @@ class State:
             window.choices.append(chosen)
             window.k += 1
         elif chosen.steps.__class__ is Effects:
-            # an action's effects at once: no frame for a list that cannot pause
-            env = chosen.env
-            step = None
-            try:
-                for step in chosen.steps:
-                    step.run(self, env)
-            except RulekitError:
-                raise
-            except RUNTIME_ERRORS as exc:
-                raise _failed(getattr(step, "where", ""), "an action", exc) from exc
+            self._effects(chosen)
         elif chosen.steps:
             self._stack.append(SeqFrame(chosen.steps, chosen.env, "", self.game.check_effects))
         self._run()

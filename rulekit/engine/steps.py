@@ -618,12 +618,52 @@ class Decision:
 _ACTIONS = Decision.actions
 
 
-class _RecordedDecision(Decision):
+class _LazyDecision(Decision):
+    """A decision whose actions are made when first read; until then `pick` makes one
+    alone (`_make_one`), and `_make_all` makes them all."""
+
+    __slots__ = ("_made",)
+
+    @property  # type: ignore[override]
+    def actions(self) -> list[Action]:
+        if self._made:
+            return _ACTIONS.__get__(self)
+        actions = self._make_all()
+        _ACTIONS.__set__(self, actions)
+        self._made = True
+        return actions
+
+    @actions.setter
+    def actions(self, value: list[Action]) -> None:
+        _ACTIONS.__set__(self, value)
+        self._made = True
+
+    def size(self) -> int:
+        return len(_ACTIONS.__get__(self)) if self._made else self._count()
+
+    def pick(self, i: int) -> Action:
+        return _ACTIONS.__get__(self)[i] if self._made else self._make_one(i)
+
+    def random(self, randrange: Callable[[int], int]) -> Action:
+        n = self.size()
+        return self.pick(0 if n == 1 else randrange(n))
+
+    def _count(self) -> int:
+        raise NotImplementedError
+
+    def _make_one(self, i: int) -> Action:
+        raise NotImplementedError
+
+    def _make_all(self) -> list[Action]:
+        raise NotImplementedError
+
+
+class _RecordedDecision(_LazyDecision):
     """A decision whose options are records `(key, make, payload)`, one per legal action,
     made Actions only when read: random play (`State.playout`) makes only the one it
     plays, where every option would cost an env and an Action each."""
 
-    __slots__ = ("_records", "_base", "_made")
+    __slots__ = ("_records", "_base")
 
     def __init__(self, seat: int, records: list, window: WindowFrame | None,
                  base: dict) -> None:
@@ -633,31 +673,19 @@ class _RecordedDecision(Decision):
         self._base = base
         self._made = False
 
-    @property  # type: ignore[override]
-    def actions(self) -> list[Action]:
-        if self._made:
-            return _ACTIONS.__get__(self)
-        seat, base = self.seat, self._base
-        actions = [make(key, seat, base, p) for key, make, p in self._records]
-        _ACTIONS.__set__(self, actions)
-        self._made = True
-        return actions
-
-    @actions.setter
-    def actions(self, value: list[Action]) -> None:
-        _ACTIONS.__set__(self, value)
-        self._made = True
-
-    def size(self) -> int:
+    def _count(self) -> int:
         return len(self._records)
 
-    def pick(self, i: int) -> Action:
-        if self._made:
-            return _ACTIONS.__get__(self)[i]
+    def _make_one(self, i: int) -> Action:
         key, make, p = self._records[i]
         return make(key, self.seat, self._base, p)
 
+    def _make_all(self) -> list[Action]:
+        seat, base = self.seat, self._base
+        return [make(key, seat, base, p) for key, make, p in self._records]
+
     def random(self, randrange: Callable[[int], int]) -> Action:
+        # written out: it is the hot path of random play, once per move
         records = self._records
         n = len(records)
         i = 0 if n == 1 else randrange(n)
@@ -667,8 +695,10 @@ class _RecordedDecision(Decision):
         return make(key, self.seat, self._base, p)
 
 
-class _CopiedDecision(Decision):
-    __slots__ = ("_source", "_bind", "_made")
+class _CopiedDecision(_LazyDecision):
+    """A copy's decision: the source's actions bound to the copy when read."""
+
+    __slots__ = ("_source", "_bind")
 
     def __init__(self, seat: int, source: Decision, window: WindowFrame | None,
                  bind: Callable[[Action], Action]) -> None:
@@ -678,29 +708,17 @@ class _CopiedDecision(Decision):
         self._bind = bind
         self._made = False
 
-    @property  # type: ignore[override]
-    def actions(self) -> list[Action]:
-        if self._made:
-            return _ACTIONS.__get__(self)
+    def _count(self) -> int:
+        return self._source.size()
+
+    def _make_one(self, i: int) -> Action:
+        return self._bind(self._source.pick(i))
+
+    def _make_all(self) -> list[Action]:
         bind = self._bind
         actions = [bind(a) for a in self._source.actions]
-        _ACTIONS.__set__(self, actions)
-        self._made = True
         self._source = self._bind = None  # type: ignore[assignment]
         return actions
-
-    @actions.setter
-    def actions(self, value: list[Action]) -> None:
-        _ACTIONS.__set__(self, value)
-        self._made = True
-
-    def size(self) -> int:
-        return len(_ACTIONS.__get__(self)) if self._made else self._source.size()
-
-    def pick(self, i: int) -> Action:
-        if self._made:
-            return _ACTIONS.__get__(self)[i]
-        return self._bind(self._source.pick(i))
 
     def random(self, randrange: Callable[[int], int]) -> Action:
         if self._made:
