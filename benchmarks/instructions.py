@@ -4,7 +4,8 @@
 
 CPU time on a shared machine moves with the load; the number of instructions a game takes
 does not. For each game (Qwixx with 3 players, Level X with 2, Domino 7 with 4) and each
-way of playing (the API loop of compare.py, `State.playout`), it runs Python under
+way of playing (the API loop of compare.py, `State.playout`, and the plain reference of
+benchmarks/reference/ through the API loop), it runs Python under
 `valgrind --tool=callgrind` twice, once loading the game and playing `--games` random games
 and once only loading it, and divides the difference by the number of games. Needs
 valgrind on the PATH; each count takes a few seconds to a minute.
@@ -19,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -26,7 +28,9 @@ sys.path.insert(0, str(ROOT))
 #: (name, YAML file, players), as in compare.py
 GAMES = [("Qwixx", "qwixx.yaml", 3), ("Level X", "levelx.yaml", 2),
          ("Domino 7", "domino7.yaml", 4)]
-MODES = ("api", "playout")
+#: the YAML game through the API loop of compare.py and through `State.playout`, and the
+#: plain reference of benchmarks/reference/ through the same API loop
+MODES = ("api", "playout", "plain")
 
 
 def play(file: str, players: int, mode: str, games: int, seed: int) -> None:
@@ -34,14 +38,19 @@ def play(file: str, players: int, mode: str, games: int, seed: int) -> None:
     import rulekit
     from benchmarks.playouts import playout
 
-    game = rulekit.load_game(ROOT / "games" / file)
+    if mode == "plain":
+        from benchmarks.reference import domino7, levelx, qwixx
+        game: Any = {"qwixx.yaml": qwixx.GAME, "levelx.yaml": levelx.GAME,
+                     "domino7.yaml": domino7.GAME}[file]
+    else:
+        game = rulekit.load_game(ROOT / "games" / file)
     rng = random.Random(seed)
     for i in range(games):
         state = game.new_game(players=players, seed=seed + i)
-        if mode == "api":
-            playout(state, rng)
-        else:
+        if mode == "playout":
             state.playout(rng)
+        else:
+            playout(state, rng)
 
 
 def count(file: str, players: int, mode: str, games: int, seed: int) -> int:
@@ -75,11 +84,17 @@ def main(argv: list[str] | None = None) -> None:
     print(f"instructions per game (millions), {opts.games} random games from seed {opts.seed}:")
     for name, file, players in GAMES:
         per_game = []
+        counts: dict[str, float] = {}
         for mode in MODES:
             loaded = count(file, players, mode, 0, opts.seed)
             played = count(file, players, mode, opts.games, opts.seed)
-            per_game.append(f"{mode} {(played - loaded) / opts.games / 1e6:.2f} M")
-        print(f"  {name} ({players} players): {', '.join(per_game)}")
+            counts[mode] = (played - loaded) / opts.games
+            per_game.append(f"{mode} {counts[mode] / 1e6:.2f} M")
+        # YAML / plain as compare.py's games/s would give it if every instruction took
+        # as long (they do not quite: compare.py times them)
+        ratio = counts["plain"] / counts["api"]
+        print(f"  {name} ({players} players): {', '.join(per_game)}; "
+              f"YAML / plain {ratio:.2f}x")
 
 
 if __name__ == "__main__":

@@ -306,17 +306,17 @@ def test_instructions_reports_the_count_per_game_of_every_game_and_mode(monkeypa
     from benchmarks import instructions
 
     # valgrind's count: 1,000 for loading, 1,000 more per game in the API loop, 800 more
-    # per game in State.playout
+    # per game in State.playout, 700 more per game of the plain reference
     def fake_count(file, players, mode, games, seed):
-        return 1_000 + games * (1_000 if mode == "api" else 800) * 1_000
+        return 1_000 + games * {"api": 1_000, "playout": 800, "plain": 700}[mode] * 1_000
 
     monkeypatch.setattr(instructions, "count", fake_count)
     monkeypatch.setattr(instructions.shutil, "which", lambda name: "/usr/bin/valgrind")
     instructions.main(["--games", "4"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1:] == ["  Qwixx (3 players): api 1.00 M, playout 0.80 M",
-                         "  Level X (2 players): api 1.00 M, playout 0.80 M",
-                         "  Domino 7 (4 players): api 1.00 M, playout 0.80 M"]
+    assert lines[1:] == [
+        f"  {name}: api 1.00 M, playout 0.80 M, plain 0.70 M; YAML / plain 0.70x"
+        for name in ("Qwixx (3 players)", "Level X (2 players)", "Domino 7 (4 players)")]
 
 
 def test_instructions_plays_what_valgrind_counts():
