@@ -407,6 +407,7 @@ class GameBuild:
         for name in pvar_init:
             ns[name] = _var_prop(name)
             player_t.reads[name] = frozenset((name,))
+            player_t.stored[name] = "vars"
         for kind in kinds:
             if kind.per_player:
                 t = kind.player_type()

@@ -549,7 +549,11 @@ class _Compiler:
             node.chain = (kind, root, path)
             if kind == "local":
                 node.vf = (root, operator.attrgetter(".".join(path)))
-            if base.src is not None and py.identifier(name):
+            store = t.stored.get(name)
+            if base.src is not None and store is not None:
+                key = py.const(name)
+                node.src = None if key is None else f"{base.src}.{store}[{key}]"
+            elif base.src is not None and py.identifier(name):
                 node.src = f"{base.src}.{name}"
             extra = t.reads.get(name, frozenset())
             node.reads = None if node.reads is None or extra is None else node.reads | extra

@@ -100,7 +100,7 @@ class ObjT(Type):
     which parts (None: cannot be told), so that checks run only when those change.
     """
 
-    __slots__ = ("_name", "attrs", "methods", "index", "reads")
+    __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored")
 
     def __init__(
         self,
@@ -114,6 +114,9 @@ class ObjT(Type):
         self.methods: dict[str, Method] = methods if methods is not None else {}
         self.index = index
         self.reads: dict[str, frozenset[str] | None] = {}
+        #: attributes held in a dict of the object (a player's variables, in `vars`): the
+        #: name of that dict, so generated code reads `obj.vars[name]` without a property
+        self.stored: dict[str, str] = {}
 
     @property
     def name(self) -> str:
