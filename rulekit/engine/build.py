@@ -1084,9 +1084,16 @@ class GameBuild:
                 b.error(path + ("who",), "`together` takes `who: everyone` (every seat, from "
                         "the active player on)")
 
+            orders: dict[tuple[int, int], list[int]] = {}
+
             def seats(st: Any, env: dict) -> list[int]:
-                n, a = st.n, st.active
-                return [(a + k) % n for k in range(n)]
+                # every seat from the active player on; a window only reads its order
+                key = (st.n, st.active)
+                order = orders.get(key)
+                if order is None:
+                    n, a = key
+                    order = orders[key] = [(a + k) % n for k in range(n)]
+                return order
 
             for key in ("none", "auto"):
                 if key in value:

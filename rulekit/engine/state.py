@@ -660,7 +660,7 @@ class State:
                 else:
                     stack.pop()
                     choices = top.choices
-                    if all(a.steps.__class__ is Effects or not a.steps for a in choices):
+                    if top.step.effects_only:
                         for action in choices:
                             if action.steps:
                                 self._effects(action)

@@ -800,6 +800,8 @@ class Together(Choose):
                  pass_label: str | None) -> None:
         super().__init__(lambda st, env: None, options, pass_label, None)
         self.seats = seats
+        #: every option only has effects: the choices resolve at once, without frames
+        self.effects_only = all(o.steps.__class__ is Effects or not o.steps for o in options)
 
     def run(self, st: State, env: dict) -> bool:
         st._stack.append(WindowFrame(self, self.seats(st, env), env))
