@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import operator
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -782,7 +783,8 @@ class _Compiler:
                 fast = True
                 values, lazy, count = _fast_single(itf, body, *plan)
                 it = levels[0][1]
-                fast_src = _fast_src(it.iter_src or it.src, body, *plan)
+                if _builtin_only(*plan):
+                    fast_src = _fast_src(it.iter_src or it.src, body, *plan)
             else:
                 values = _single_values(name, itf, cond_fn, body)
                 lazy = _single_lazy(name, itf, cond_fn, body)
@@ -1230,6 +1232,13 @@ def _loop_var_plan(
         return body_f, fs[0]
     parts = tuple(f or _identity for f in fs)
     return body_f, lambda v: all(f(v) for f in parts)
+
+
+def _builtin_only(body_f: Callable[[Any], Any] | None, keep: Any) -> bool:
+    """Whether map() and filter() would call only functions written in C (attrgetter, an
+    operator): then they beat a generator in generated code; a Python function (a lambda
+    made for a comparison) would be one call per element where a generator inlines it."""
+    return not any(isinstance(f, types.FunctionType) for f in (body_f, keep))
 
 
 def _fast_src(items: str | None, body: _N, body_f: Callable[[Any], Any] | None,
