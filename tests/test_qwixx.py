@@ -228,6 +228,21 @@ def test_an_illegal_action_raises_and_changes_nothing(game):
     assert s.view() == before
 
 
+def test_the_calls_of_a_move_take_their_arguments_by_name_too(game):
+    s, t = game.new_game(players=2, seed=1), game.new_game(players=2, seed=1)
+    s.resolve_chance(outcome=dice(3, 4))
+    t.resolve_chance(dice(3, 4))
+    s.apply(action="red 7")
+    t.apply("red 7")
+    while not s.is_chance:
+        s.apply(action="pass")
+        t.apply("pass")
+    assert s.resolve_chance() == t.resolve_chance(None)
+    assert s.log == t.log
+    with pytest.raises(TypeError):
+        s.apply(move="pass")
+
+
 def test_an_impossible_roll_raises_and_changes_nothing(game):
     s = game.new_game(players=2, seed=1)
     before = s.view()
