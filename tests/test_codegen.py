@@ -425,3 +425,23 @@ def test_hostile_labels_made_of_numbers_do_not_change_the_shape(tmp_path: Path) 
     for a, b in zip(plain, hostile):
         assert shape(a) == shape(b)
         assert "import" not in b
+
+
+def test_a_playout_draws_from_the_randrange_of_the_rng_it_is_given() -> None:
+    """An RNG with a randrange of its own (a scripted one) decides the playout's moves."""
+
+    class Last(random.Random):
+        def randrange(self, n: int) -> int:  # type: ignore[override]
+            return n - 1
+
+    game = rulekit.load_game(ROOT / "games" / "qwixx.yaml")
+    fast, slow = game.new_game(players=3, seed=2), game.new_game(players=3, seed=2)
+    fast.playout(Last(0), decisions=6)
+    made = 0
+    while made < 6:
+        if slow.is_chance:
+            slow.resolve_chance()
+            continue
+        slow.apply(slow.legal_actions()[-1])
+        made += 1
+    assert fast.log == slow.log

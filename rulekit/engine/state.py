@@ -266,8 +266,11 @@ class State:
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
         old, old_what = budget._left, budget._what
-        # the draws of randrange(n), one call fewer (Random.choice draws the same way)
-        randrange = getattr(rng, "_randbelow", rng.randrange)
+        # the draws of randrange(n), one call fewer (Random.choice draws the same way),
+        # unless the caller's RNG has a randrange of its own
+        randrange = rng.randrange
+        if type(rng).randrange is random.Random.randrange and hasattr(rng, "_randbelow"):
+            randrange = rng._randbelow
         moving, rolling = _CALLS["apply"], _CALLS["resolve_chance"]
         self._playing = True
         try:
