@@ -1145,8 +1145,7 @@ class GameBuild:
             return option
         keyed = codegen.keyed_label(label, pass_label) if alone else None
         made = codegen.option_generator(outer, scope, iterate, lets, cond, label,
-                                        option.steps, S.Action, b.where(path), keyed,
-                                        S.KeyedAction)
+                                        option.steps, b.where(path), keyed)
         if made is not None:
             option.generate, option.records, source = made
             self.generated.append(source)

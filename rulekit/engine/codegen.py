@@ -72,9 +72,8 @@ def keyed_label(label: Compiled, pass_label: Any) -> tuple[tuple[str, str, str],
 
 def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                      lets: list[tuple[str, Compiled]], cond: Compiled | None, label: Compiled,
-                     steps: Any, action: type, where: str,
-                     keyed: tuple[tuple[str, str, str], str, int] | None = None,
-                     keyed_action: type | None = None
+                     steps: Any, where: str,
+                     keyed: tuple[tuple[str, str, str], str, int] | None = None
                      ) -> tuple[Callable, Callable, str] | None:
     """The generators of one option as compiled functions, and their source; None when
     a part has no source form.
@@ -84,7 +83,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
     The first appends Actions, the second, for random play, records `(label, make,
     values)` (see steps.Decision): it makes no env and no Action for the options not
     played. With `keyed` (see keyed_label; the option is its decision's only one), options
-    are merged by the numbers of their labels and made `keyed_action`s, which write their
+    are merged by the numbers of their labels and made KeyedActions, which write their
     labels when read.
     """
     if not ENABLED:
@@ -100,7 +99,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         consts.update(iterate.consts)
     with pysource.collecting(consts):
         k_charged = pysource.const(charged)
-        k_action = pysource.const(action)
+        k_action = pysource.const(Action)
         k_steps = pysource.const(steps)
         k_too_many = pysource.const(too_many_options)
         k_max = pysource.const(MAX_OPTIONS)
@@ -141,7 +140,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                 f"{pysource.const(abs)}, label)) >= {k_hi}:",
                 f"{pad}    label = {label.src}",
             ]
-            make = (f"({pysource.const(keyed_action)}({pysource.const(form)}, label, seat, "
+            make = (f"({pysource.const(KeyedAction)}({pysource.const(form)}, label, seat, "
                     f"{k_steps}, e) if label.__class__ is {k_tuple} else "
                     f"{k_action}(label, seat, {k_steps}, e))")
         lines += [
