@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import rulekit
 from rulekit.bots import GreedyAgent
 from rulekit.cli import main
-from rulekit.engine import codegen
+from rulekit.engine import codegen, flowgen
 from rulekit.expr import pysource
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,12 +24,12 @@ PLAYERS = {"qwixx": 3, "levelx": 2, "domino7": 4}
 
 def load(path: Path, generated: bool) -> rulekit.Game:
     """The game with every part as generated code, or every part as closures."""
-    old = codegen.ENABLED, pysource.FUNCTIONS
-    codegen.ENABLED = pysource.FUNCTIONS = generated
+    old = codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED
+    codegen.ENABLED = pysource.FUNCTIONS = flowgen.ENABLED = generated
     try:
         return rulekit.load_game(path)
     finally:
-        codegen.ENABLED, pysource.FUNCTIONS = old
+        codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED = old
 
 
 def course(game: rulekit.Game, players: int, seed: int) -> list:
@@ -261,10 +261,11 @@ def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> No
     plain = generated(tmp_path, PLAIN)
     hostile = generated(tmp_path, HOSTILE)
     # the option generator, the action's three steps, the turn's two `let`s and its `set`,
-    # the trigger
-    assert len(plain) == len(hostile) == 8
+    # the trigger, the turns
+    assert len(plain) == len(hostile) == 9
     assert sum("def run(st, env):" in a for a in plain) == 6
     assert sum("def fire(st):" in a for a in plain) == 1
+    assert sum("def turns(st, cx):" in a for a in plain) == 1
     differ = set()
     for a, b in zip(plain, hostile):
         sa, sb = shape(a), shape(b)
@@ -296,6 +297,11 @@ def test_generated_steps_play_the_same_games_as_the_closures(tmp_path: Path,
     fast, slow = load(path, True), load(path, False)
     for seed in range(10):
         assert course(fast, 2, seed) == course(slow, 2, seed), seed
+        played = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
+        for state in played:
+            state.playout(random.Random(seed))
+        assert played[0].log == played[1].log and played[0].log
+        assert played[0].scores() == played[1].scores()
 
 
 FAILING = """\

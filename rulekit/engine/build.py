@@ -15,7 +15,7 @@ from typing import Any
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY, Kind
 from rulekit.components.fixed import LOAD_ERRORS, fixed_value, for_players
-from rulekit.engine import codegen
+from rulekit.engine import codegen, flowgen
 from rulekit.engine import steps as S
 from rulekit.errors import Diagnostic, GameFileError
 from rulekit.expr import (
@@ -573,6 +573,11 @@ class GameBuild:
         # variables reset at each turn change without a step: they count as changed
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
+        # last: the turns call the steps' and options' generated functions made above
+        made = None if b.diags else flowgen.turns_function(out["phases"], self.check_effects)
+        out["turns"] = made[0] if made is not None else None
+        if made is not None:
+            self.generated.append(made[1])
         return out
 
     def end_texts(self, text: Any, reasons: list[str]) -> dict[str, tuple[S.Fn, str]]:

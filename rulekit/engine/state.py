@@ -84,6 +84,23 @@ def run(self, {head}):
 """
 
 
+class Play:
+    """What a playout (and its generated turns) carry from move to move.
+
+    `units` is the work budget of the call in progress, `made` the decisions made, `depth`
+    the frames the machine would have on its stack (a procedure that runs itself stops at
+    the same depth), `randrange` the playout's draw.
+    """
+
+    __slots__ = ("units", "made", "depth", "randrange")
+
+    def __init__(self, units: int, randrange: Any) -> None:
+        self.units = units
+        self.made = 0
+        self.depth = 1
+        self.randrange = randrange
+
+
 class State:
     """One game: components, variables, the flow's position, the log.
 
@@ -262,7 +279,6 @@ class State:
         `preview` has the highest value of its scores for the seat deciding, equal ones
         chosen by `rng`: the game of a loop of a greedy bot's `choose`.
         """
-        made = 0
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
         old, old_what = budget._left, budget._what
@@ -272,9 +288,11 @@ class State:
         if type(rng).randrange is random.Random.randrange and hasattr(rng, "_randbelow"):
             randrange = rng._randbelow
         moving, rolling = _CALLS["apply"], _CALLS["resolve_chance"]
-        self._playing = True
+        play = Play(0, randrange)
+        # to the end, the game's generated turns play from the next turn on (see flowgen)
+        self._playing = play if left < 0 and value is None and self.game.turns else True
         try:
-            while not self.over and made != left:
+            while not self.over and play.made != left:
                 pending = self._pending
                 units = self._work_left
                 what = moving if pending is not None else rolling
@@ -283,6 +301,7 @@ class State:
                 else:
                     what = _late(what)
                 budget._left, budget._what = units, what
+                play.units = units  # the generated turns start the calls after this one
                 try:
                     if pending is None:
                         self._chance(self._pending_chance, None)
@@ -293,14 +312,14 @@ class State:
                             chosen = pending.pick(0)
                         else:
                             chosen = self._best(pending, value, randrange)
+                        play.made += 1
                         self._play(pending, chosen, chosen.label)
-                        made += 1
                 finally:
-                    self._work_left -= units - budget._left
+                    self._work_left -= play.units - budget._left
         finally:
             self._playing = False
             budget._left, budget._what = old, old_what
-        return made
+        return play.made
 
     def _best(self, pending: Decision, value: Callable[[list, int], float],
               randrange: Callable[[int], int]) -> Action:
@@ -639,6 +658,11 @@ class State:
                         stack.pop()
                         if not stack:
                             self._next_turn(top.role)
+                            play = self._playing
+                            if play.__class__ is not bool and not self.over:
+                                # a playout to the end: the generated turns play on
+                                self.game.turns(self, play)
+                                return
                         continue
                     top.i = i + 1
                     step = top.steps[i]

@@ -255,11 +255,13 @@ class Run(Step):
                 step.run(st, env)
         elif self.steps:
             if len(st._stack) > MAX_NESTING:
-                raise EndlessFlowError(
-                    f"{self.where}: blocks nest more than {MAX_NESTING} deep at this step: "
-                    "a procedure that runs itself never ends")
+                raise self.too_deep()
             push_block(st, self.steps, env)
         return False
+
+    def too_deep(self) -> EndlessFlowError:
+        return EndlessFlowError(f"{self.where}: blocks nest more than {MAX_NESTING} deep at "
+                                "this step: a procedure that runs itself never ends")
 
 
 #: the most rounds of a `repeat` without `max:` (a loop without a cap of its own)
@@ -339,8 +341,11 @@ class Break(Step):
             stack.pop()
             if steps and steps[-1].__class__ is RepeatTail:
                 return False
-        raise FlowError(f"{self.where}: `break` ran outside a `repeat`; a procedure with a "
-                        "`break` must be run inside a `repeat`'s steps")
+        raise self.outside()
+
+    def outside(self) -> FlowError:
+        return FlowError(f"{self.where}: `break` ran outside a `repeat`; a procedure with a "
+                         "`break` must be run inside a `repeat`'s steps")
 
 
 class NextPlayer(Step):
@@ -376,8 +381,15 @@ class ChanceStep(Step):
         st._pending_chance = self
         return True
 
+    def prepare(self, st: State, env: dict) -> None:
+        """What happens when the step is reached, before the outcome: nothing here."""
+
     def view(self, st: State) -> Any:
         """The view of the component the outcome applies to."""
+        return self.view_in(st, st._stack[-1].env)
+
+    def view_in(self, st: State, env: dict) -> Any:
+        """`view` where the step stands in `env` (the generated turns keep no frames)."""
         return st.gviews[self.component]
 
 
@@ -396,15 +408,18 @@ class TargetedChance(ChanceStep):
         self.args = args
 
     def run(self, st: State, env: dict) -> bool:
+        self.prepare(st, env)
+        st._pending_chance = self
+        return True
+
+    def prepare(self, st: State, env: dict) -> None:
         view = self.target(st, env)
         if self.chance.prepare is not None:
             self.chance.prepare(view, *[a(st, env) if a is not None else None
                                         for a in self.args])
-        st._pending_chance = self
-        return True
 
-    def view(self, st: State) -> Any:
-        return self.target(st, st._stack[-1].env)
+    def view_in(self, st: State, env: dict) -> Any:
+        return self.target(st, env)
 
 
 class Effects(tuple):
@@ -777,8 +792,7 @@ class Choose(Step):
             d = Decision(seat, actions, None) if actions else None
         if d is None:
             if self.none is None:
-                raise NoOptionError(f"{self.where}: no legal option for seat {seat} and no "
-                                    "`none:` steps")
+                raise self.no_option(seat)
             if self.none:
                 push_block(st, self.none, env)
             return False
@@ -791,6 +805,10 @@ class Choose(Step):
             return False
         st._pending = d
         return True
+
+    def no_option(self, seat: int) -> NoOptionError:
+        return NoOptionError(f"{self.where}: no legal option for seat {seat} and no "
+                             "`none:` steps")
 
 
 class Together(Choose):

@@ -1,0 +1,386 @@
+"""The turn machine as generated code: random play to the end without frames.
+
+`State.playout` to the end of the game plays the turns through generated functions, one
+per block of steps (a turn, a branch, a procedure, an action's steps): a step is a line
+or a few, a nested block a call, a decision its options as records and a random pick,
+with no frame pushed, no Decision made and no return to a loop between moves. Random
+play needs no pause: whoever decides, the playout's RNG picks at once.
+
+The functions do the engine's work in the engine's order, so that they play the same
+games (the same draws, log, versions, change bits, checks, step and work budgets): the
+step budget counts each step of a block, the end and the triggers are checked after each
+step of a block that the machine checks, and the work meter starts a new call's budget
+where a move or a chance step would have been played by a call of its own. Errors name
+the step they arose in, as the machine names them.
+
+Steps enter the source as constants and every name is the generator's own, so that no
+game file can change the shape of the code (as in codegen).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.engine import steps as S
+from rulekit.engine.state import _CALLS, RUNTIME_ERRORS, _failed, _late
+from rulekit.errors import RulekitError
+from rulekit.expr import budget, pysource
+
+#: False: playouts run on the machine of frames (the differential tests compare both)
+ENABLED = True
+
+#: where a `repeat` keeps its count of rounds, as Repeat does
+_ROUNDS = "#rounds"
+
+
+class BreakSignal(Exception):
+    """A `break` on its way to the `repeat` it ends (through any calls between)."""
+
+    def __init__(self, step: S.Break) -> None:
+        self.step = step
+
+
+class _Writer:
+    """The source of all block functions of one game, written as they are asked for."""
+
+    def __init__(self, check_effects: bool) -> None:
+        self.check_effects = check_effects
+        self.names: dict[tuple[int, bool], str] = {}
+        self.todo: list[tuple[str, tuple, bool]] = []
+        self.lines: list[str] = []
+        self.temps = 0
+        self.ok = True
+        self.consts: dict[int, str] = {}
+        #: the tables from an option's steps to their block: (name, {id: function name})
+        self.tables: list[tuple[str, dict[int, str]]] = []
+
+    def block(self, steps: tuple, checks: bool) -> str:
+        """The name of the function that runs `steps` (written later, so blocks may recur)."""
+        key = (id(steps), checks)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"b{len(self.names)}"
+            self.todo.append((name, steps, checks))
+        return name
+
+    def c(self, value: Any) -> str:
+        """The constant's name in the source: one name per object, however often used."""
+        name = self.consts.get(id(value))
+        if name is None:
+            name = self.consts[id(value)] = pysource.const(value)
+        return name
+
+    def temp(self, stem: str) -> str:
+        self.temps += 1
+        return f"{stem}{self.temps}"
+
+    def add(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def write_all(self) -> None:
+        while self.todo:
+            name, steps, checks = self.todo.pop(0)
+            self.add(0, f"def {name}(st, env, cx):")
+            for step in steps:
+                self.step(step, checks)
+            self.add(1, "return False")
+            self.add(0, "")
+
+    # ---- steps ----------------------------------------------------------------------------
+    def step(self, step: S.Step, checks: bool) -> None:
+        c = self.c
+        k = c(step)
+        self.add(1, "st._steps_left -= 1")
+        self.add(1, "if st._steps_left < 0:")
+        self.add(2, f"raise st._endless({k})")
+        self.add(1, "try:")
+        self.body(step, checks, k)
+        self.add(1, f"except {c(RulekitError)}:")
+        self.add(2, "raise")
+        self.add(1, f"except {c(RUNTIME_ERRORS)} as exc:")
+        self.add(2, f"raise {c(_failed)}({k}.where, {c('a step')}, exc) from exc")
+        if checks:
+            self.add(1, "if st._dirty:")
+            self.add(2, "st._after_step()")
+            self.add(2, "if st.over:")
+            self.add(3, "return True")
+
+    def call(self, depth: int, steps: tuple, checks: bool, env: str, frames: str = "") -> None:
+        """Run a nested block as the machine runs a frame of it: one frame more on the stack
+        (`frames`: the count already added for several pushed at once)."""
+        name = self.block(steps, checks)
+        r = self.temp("r")
+        if not frames:
+            self.add(depth, "cx.depth += 1")
+        self.add(depth, f"{r} = {name}(st, {env}, cx)")
+        self.add(depth, "cx.depth -= 1")
+        self.add(depth, f"if {r}:")
+        self.add(depth + 1, "return True")
+
+    def body(self, step: S.Step, checks: bool, k: str) -> None:
+        c = self.c
+        cls = step.__class__
+        if step.pure:
+            self.add(2, f"{c(step.run)}(st, env)")
+        elif cls is S.If:
+            self.add(2, f"if {c(step.cond)}(st, env):")
+            if step.then:
+                self.call(3, step.then, checks, "env")
+            else:
+                self.add(3, "pass")
+            if step.other:
+                self.add(2, "else:")
+                self.call(3, step.other, checks, "env")
+        elif cls is S.ForEach:
+            envs, inner = self.temp("envs"), self.temp("e")
+            self.add(2, f"{envs} = {c(list)}({c(step.iterate)}(st, env))")
+            self.add(2, f"cx.depth += {c(len)}({envs})")
+            self.add(2, f"for {inner} in {envs}:")
+            self.call(3, step.body, checks, inner, frames="pushed")
+        elif cls is S.Run:
+            if step.steps:
+                self.add(2, f"if cx.depth > {c(S.MAX_NESTING)}:")
+                self.add(3, f"raise {k}.too_deep()")
+                self.call(2, step.steps, checks, "env")
+        elif cls is S.Repeat:
+            self.repeat(step, checks, k)
+        elif cls is S.Break:
+            self.add(2, f"raise {c(BreakSignal)}({k})")
+        elif cls is S.ChanceStep or cls is S.TargetedChance:
+            self.chance(step, k)
+        elif cls is S.Choose:
+            self.choose(step, checks, k)
+        elif cls is S.Together:
+            self.together(step, checks, k)
+        else:  # a step this generator does not know: the game keeps the machine
+            self.ok = False
+            self.add(2, "pass")
+
+    def repeat(self, step: S.Repeat, checks: bool, k: str) -> None:
+        c = self.c
+        cap, w, u = step.cap, step.cond_while, step.cond_until
+        head = f"{c(cap)}(st, env) <= 0"
+        if w is not None:
+            head += f" or not {c(w)}(st, env)"
+        inner, d, rounds = self.temp("e"), self.temp("d"), self.temp("n")
+        tail = c(step.steps[-1])
+        body = self.block(step.steps[:-1], checks)
+        self.add(2, f"if not ({head}):")
+        self.add(3, f"{inner} = {c(dict)}(env)")
+        self.add(3, f"{inner}[{c(_ROUNDS)}] = 0")
+        self.add(3, f"{d} = cx.depth")
+        self.add(3, f"cx.depth = {d} + 1")
+        self.add(3, "try:")
+        self.add(4, "while True:")
+        self.add(5, f"if {body}(st, {inner}, cx):")
+        self.add(6, "return True")
+        # the loop's last step (RepeatTail): one step of the loop's frame
+        self.add(5, "st._steps_left -= 1")
+        self.add(5, "if st._steps_left < 0:")
+        self.add(6, f"raise st._endless({tail})")
+        self.add(5, f"{rounds} = {inner}[{c(_ROUNDS)}] + 1")
+        self.add(5, f"{inner}[{c(_ROUNDS)}] = {rounds}")
+        self.add(5, f"if {rounds} >= {c(cap)}(st, {inner}):")
+        self.add(6, "break")
+        if u is not None:
+            self.add(5, f"if {c(u)}(st, {inner}):")
+            self.add(6, "break")
+        if w is not None:
+            self.add(5, f"if not {c(w)}(st, {inner}):")
+            self.add(6, "break")
+        self.add(3, f"except {c(BreakSignal)}:")
+        self.add(4, "pass")
+        self.add(3, f"cx.depth = {d}")
+
+    def pause(self, depth: int, what: str) -> None:
+        """Where the machine would return to the playout: the next call's work budget."""
+        c = self.c
+        b, u = c(budget), self.temp("u")
+        per_call = c(budget.WORK_PER_CALL)
+        self.add(depth, f"st._work_left -= cx.units - {b}._left")
+        self.add(depth, f"{u} = st._work_left")
+        self.add(depth, f"if {u} >= {per_call}:")
+        self.add(depth + 1, f"{u} = {per_call}")
+        self.add(depth + 1, f"{b}._what = {c(what)}")
+        self.add(depth, "else:")
+        self.add(depth + 1, f"{b}._what = {c(_late(what))}")
+        self.add(depth, f"{b}._left = {u}")
+        self.add(depth, f"cx.units = {u}")
+
+    def chance(self, step: S.ChanceStep, k: str) -> None:
+        c = self.c
+        if step.__class__ is S.TargetedChance:
+            self.add(2, f"{k}.prepare(st, env)")
+        self.pause(2, _CALLS["resolve_chance"])
+        view, outcome, chance = self.temp("v"), self.temp("o"), c(step.chance)
+        self.add(2, f"{view} = {k}.view_in(st, env)")
+        self.add(2, f"{outcome} = {chance}.sample({view}, st.rng)")
+        self.add(2, f"{chance}.apply({view}, {outcome})")
+        self.add(2, "st._version += 1")
+        self.add(2, f"st._dirty |= {c(step.writes)}")
+        self.add(2, f"st.log.append({{{c('chance')}: {c(step.name)}, "
+                    f"{c('outcome')}: {outcome}}})")
+
+    def records(self, depth: int, step: S.Choose, seat: str) -> tuple[str, str]:
+        """The options of `seat` as records (see steps.Decision): the names of the list and
+        of the decision's env."""
+        c = self.c
+        base, out, seen = self.temp("base"), self.temp("out"), self.temp("seen")
+        self.add(depth, f"{base} = {c(dict)}(env) if env else {{}}")
+        self.add(depth, f"{base}[{c('player')}] = st.players[{seat}]")
+        self.add(depth, f"{out} = []")
+        self.add(depth, f"{seen} = {c(set)}()")
+        for opt in step.options:
+            self.add(depth, f"{c(opt.records)}(st, {base}, {seat}, {out}, {seen})")
+        if step.pass_label is not None:
+            label = c(step.pass_label)
+            self.add(depth, f"if {label} not in {seen}:")
+            self.add(depth + 1, f"{out}.append(({label}, {c(S._passing)}, None))")
+        return out, base
+
+    def pick(self, depth: int, out: str, base: str, seat: str) -> str:
+        """A decision of the playout: a new call's budget, the random pick, the log."""
+        self.pause(depth, _CALLS["apply"])
+        n, a = self.temp("n"), self.temp("a")
+        key, make, p = self.temp("key"), self.temp("make"), self.temp("p")
+        self.add(depth, "cx.made += 1")
+        self.add(depth, f"{n} = {self.c(len)}({out})")
+        self.add(depth, f"{key}, {make}, {p} = {out}[0 if {n} == 1 else cx.randrange({n})]")
+        self.add(depth, f"{a} = {make}({key}, {seat}, {base}, {p})")
+        self.add(depth, f"st.log.append({{{self.c('seat')}: {seat}, "
+                        f"{self.c('action')}: {a}.label}})")
+        return a
+
+    def act(self, depth: int, step: S.Choose, a: str, checks: bool) -> None:
+        """Run the chosen action's steps: effects at once, other steps as a frame."""
+        c = self.c
+        effects = all(o.steps.__class__ is S.Effects or not o.steps for o in step.options)
+        if effects:
+            self.add(depth, f"if {a}.steps:")
+            self.add(depth + 1, f"st._effects({a})")
+            return
+        acts = self.actions(step)
+        self.add(depth, f"if {a}.steps.__class__ is {c(S.Effects)}:")
+        self.add(depth + 1, f"st._effects({a})")
+        self.add(depth, f"elif {a}.steps:")
+        self.add(depth + 1, "cx.depth += 1")
+        r = self.temp("r")
+        self.add(depth + 1, f"{r} = {acts}[{c(id)}({a}.steps)](st, {a}.env, cx)")
+        self.add(depth + 1, "cx.depth -= 1")
+        self.add(depth + 1, f"if {r}:")
+        self.add(depth + 2, "return True")
+
+    def actions(self, step: S.Choose) -> str:
+        """A table from each option's steps to the function that runs them as a frame."""
+        table = {id(o.steps): o.steps for o in step.options if o.steps}
+        names = {i: self.block(steps, self.check_effects) for i, steps in table.items()}
+        name = self.temp("acts")
+        self.tables.append((name, names))
+        return name
+
+    def choose(self, step: S.Choose, checks: bool, k: str) -> None:
+        c = self.c
+        seat = self.temp("seat")
+        self.add(2, f"{seat} = st.active" if step.active else f"{seat} = {c(step.who)}(st, env).seat")
+        out, base = self.records(2, step, seat)
+        self.add(2, f"if not {out}:")
+        if step.none is None:
+            self.add(3, f"raise {k}.no_option({seat})")
+        elif step.none:
+            self.call(3, step.none, checks, "env")
+        else:
+            self.add(3, "pass")
+        if step.auto:
+            # nothing to decide: the only option happens by itself, and the log says so
+            a, key, make, p = (self.temp(s) for s in ("a", "key", "make", "p"))
+            self.add(2, f"elif {c(len)}({out}) == 1:")
+            self.add(3, f"{key}, {make}, {p} = {out}[0]")
+            self.add(3, f"{a} = {make}({key}, {seat}, {base}, {p})")
+            self.add(3, f"st.log.append({{{c('seat')}: {seat}, {c('action')}: {a}.label, "
+                        f"{c('forced')}: True}})")
+            self.add(3, f"if {a}.steps:")
+            self.add(4, "cx.depth += 1")
+            r = self.temp("r")
+            acts = self.actions(step)
+            self.add(4, f"{r} = {acts}[{c(id)}({a}.steps)](st, {a}.env, cx)")
+            self.add(4, "cx.depth -= 1")
+            self.add(4, f"if {r}:")
+            self.add(5, "return True")
+        self.add(2, "else:")
+        a = self.pick(3, out, base, seat)
+        self.act(3, step, a, checks)
+
+    def together(self, step: S.Together, checks: bool, k: str) -> None:
+        c = self.c
+        seat, choices = self.temp("seat"), self.temp("chosen")
+        self.add(2, f"{choices} = []")
+        self.add(2, "cx.depth += 1")  # the window's frame
+        self.add(2, f"for {seat} in {c(step.seats)}(st, env):")
+        out, base = self.records(3, step, seat)
+        self.add(3, f"if {out}:")
+        a = self.pick(4, out, base, seat)
+        self.add(4, f"{choices}.append({a})")
+        self.add(2, "cx.depth -= 1")
+        a = self.temp("a")
+        if step.effects_only:
+            self.add(2, f"for {a} in {choices}:")
+            self.add(3, f"if {a}.steps:")
+            self.add(4, f"st._effects({a})")
+            return
+        # each choice's steps as a frame, in seat order, all pushed at once
+        acts = self.actions(step)
+        todo = self.temp("todo")
+        self.add(2, f"{todo} = [{a} for {a} in {choices} if {a}.steps]")
+        self.add(2, f"cx.depth += {c(len)}({todo})")
+        self.add(2, f"for {a} in {todo}:")
+        r = self.temp("r")
+        self.add(3, f"{r} = {acts}[{c(id)}({a}.steps)](st, {a}.env, cx)")
+        self.add(3, "cx.depth -= 1")
+        self.add(3, f"if {r}:")
+        self.add(4, "return True")
+
+
+def turns_function(phases: list, check_effects: bool) -> tuple[Any, str] | None:
+    """The generated turns of a game, `turns(st, cx)`, and their source; None when a step
+    has no generated form (the game's playouts keep the machine).
+
+    `turns` is called where the machine starts a turn (its frame just pushed) and plays
+    turn after turn until the game is over.
+    """
+    if not ENABLED:
+        return None
+    consts: dict[str, Any] = {}
+    w = _Writer(check_effects)
+    with pysource.collecting(consts):
+        names = [w.block(steps, True) for _name, steps, _until in phases]
+        w.write_all()
+        if not w.ok:
+            return None
+        for name, table in w.tables:
+            items = ", ".join(f"{pysource.const(i)}: {fn}" for i, fn in table.items())
+            w.add(0, f"{name} = {{{items}}}")
+        w.add(0, "")
+        w.add(0, f"PHASES = ({', '.join(names)},)")
+        w.add(0, "")
+        w.add(0, "def turns(st, cx):")
+        w.add(1, "stack = st._stack")
+        w.add(1, "try:")
+        w.add(2, "while True:")
+        w.add(3, "env = stack.pop().env")
+        w.add(3, "cx.depth = 1")
+        # checked before the turn's first step, as the machine checks its frame's (after
+        # the setup, whose frame is not checked)
+        w.add(3, "if st._dirty:")
+        w.add(4, "st._after_step()")
+        w.add(4, "if st.over:")
+        w.add(5, "return")
+        w.add(3, "if PHASES[st.phase](st, env, cx):")
+        w.add(4, "return")
+        w.add(3, f"st._next_turn({pysource.const('turn')})")
+        w.add(3, "if st.over:")
+        w.add(4, "return")
+        w.add(1, f"except {pysource.const(BreakSignal)} as signal:")
+        w.add(2, "raise signal.step.outside() from None")
+    source = "\n".join(w.lines) + "\n"
+    return pysource.compile_function(source, consts, "turns"), f"# the turns\n{source}"
+

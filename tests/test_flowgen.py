@@ -1,0 +1,235 @@
+"""The generated turns: a playout to the end plays the game the machine of frames plays,
+with the same budgets, and fails where the machine fails, with the same message."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import rulekit
+from rulekit.engine import flowgen
+from rulekit.errors import FlowError
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted(p for p in [*(ROOT / "games").glob("*.yaml"),
+                           *(ROOT / "games" / "examples").glob("*.yaml")]
+               if ".tests." not in p.name)
+PLAYERS = {"qwixx": 3, "levelx": 2, "domino7": 4}
+
+
+def load(path: Path, turns: bool) -> rulekit.Game:
+    old = flowgen.ENABLED
+    flowgen.ENABLED = turns
+    try:
+        return rulekit.load_game(path)
+    finally:
+        flowgen.ENABLED = old
+
+
+def outcome(state: rulekit.State, made: int) -> tuple:
+    """Everything a playout leaves that a caller or the next call could tell apart."""
+    return (made, state.log, state.scores(), state.end_reason, state.turn, state.round,
+            state.active, state.view(None), state._steps_left, state._work_left,
+            state._log_chars)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_the_generated_turns_play_the_games_of_the_machine(path: Path) -> None:
+    fast, slow = load(path, True), load(path, False)
+    assert fast.turns is not None and slow.turns is None
+    players = PLAYERS.get(path.stem.split("-")[0], fast.min_players)
+    for seed in range(8):
+        a, b = fast.new_game(players=players, seed=seed), slow.new_game(players=players,
+                                                                          seed=seed)
+        ra, rb = random.Random(seed), random.Random(seed)
+        assert outcome(a, a.playout(ra)) == outcome(b, b.playout(rb)), seed
+        assert ra.random() == rb.random()  # the same draws from the playout's RNG
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_a_playout_from_a_copy_in_mid_game_plays_the_same(path: Path) -> None:
+    """A search plays out clones and determinized copies, often with a window of
+    simultaneous decisions half decided: the generated turns take over at the next turn."""
+    fast, slow = load(path, True), load(path, False)
+    players = PLAYERS.get(path.stem.split("-")[0], fast.min_players)
+    for seed in range(3):
+        starts = []
+        for game in (fast, slow):
+            s = game.new_game(players=players, seed=seed)
+            s.playout(random.Random(seed), decisions=seed + 4)
+            starts.append(s)
+        if starts[0].is_over:
+            continue
+        seat = starts[0].current_player or 0
+        for copy in ([s.clone() for s in starts],
+                     [s.determinize(seat, random.Random(seed)) for s in starts]):
+            made = [s.playout(random.Random(seed + 1)) for s in copy]
+            assert outcome(copy[0], made[0]) == outcome(copy[1], made[1]), seed
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "g.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def failure(path: Path, turns: bool) -> str:
+    state = load(path, turns).new_game(players=2, seed=1)
+    with pytest.raises(FlowError) as err:
+        state.playout(random.Random(1))
+    return str(err.value)
+
+
+HEAD = """\
+name: T
+players: {min: 2, max: 2}
+vars:
+  n: {init: 0}
+"""
+
+FAILING = {
+    # an expression fails in the fourth turn, in a step and in an action's effects: the
+    # message names the step
+    "division in a step": HEAD + """\
+flow:
+  turn:
+    - add: {n: 1}
+    - if: "12 // (4 - n) > 100"
+      then: [{say: "big"}]
+    - choose:
+        who: active
+        options:
+          - for: "k in [1, 2]"
+            label: "take {k}"
+            do: [{add: {n: 0}}]
+end: {when: {done: "n > 100"}}
+score: "0"
+""",
+    "division in an action": HEAD + """\
+flow:
+  turn:
+    - add: {n: 1}
+    - choose:
+        who: active
+        options:
+          - for: "k in [1, 2]"
+            label: "take {k}"
+            do:
+              - say: "took {k}"
+              - add: {n: "12 // (4 - n) - 12 // (4 - n)"}
+end: {when: {done: "n > 100"}}
+score: "0"
+""",
+    # a procedure that runs itself: blocks nest too deep
+    "recursion": HEAD + """\
+flow:
+  procedures:
+    again:
+      - choose:
+          who: active
+          options:
+            - for: "k in [1, 2]"
+              label: "take {k}"
+              do: [{add: {n: 1}}]
+      - run: again
+  turn:
+    - choose:
+        who: active
+        options:
+          - for: "k in [1, 2]"
+            label: "take {k}"
+            do: [{add: {n: 1}}]
+    - if: "turn > 2"
+      then: [{run: again}]
+end: {when: {done: "n < 0"}}
+score: "0"
+""",
+    # a game that never ends: the step budget
+    "endless": HEAD + """\
+flow:
+  turn:
+    - choose:
+        who: active
+        options:
+          - for: "k in [1, 2]"
+            label: "take {k}"
+            do: [{add: {n: 1}}]
+end: {when: {done: "n < 0"}}
+score: "0"
+""",
+    # `break` outside a `repeat`
+    "break": HEAD + """\
+flow:
+  procedures:
+    stop: [{break: true}]
+  turn:
+    - choose:
+        who: active
+        options:
+          - for: "k in [1, 2]"
+            label: "take {k}"
+            do: [{add: {n: 1}}]
+    - if: "n > 5"
+      then: [{run: stop}]
+end: {when: {done: "n > 100"}}
+score: "0"
+""",
+    # no legal option and no `none:`
+    "no option": HEAD + """\
+flow:
+  turn:
+    - choose:
+        who: active
+        options:
+          - for: "k in [1, 2]"
+            if: "n < 6"
+            label: "take {k}"
+            do: [{add: {n: 1}}]
+end: {when: {done: "n > 100"}}
+score: "0"
+""",
+}
+
+
+@pytest.mark.parametrize("name", FAILING)
+def test_a_failing_game_fails_alike_in_the_generated_turns(tmp_path: Path, name: str) -> None:
+    path = write(tmp_path, FAILING[name])
+    message = failure(path, True)
+    assert message == failure(path, False)
+    assert "g.yaml:" in message
+
+
+def test_a_repeat_with_a_break_plays_the_same(tmp_path: Path) -> None:
+    """Roll until you stop or bust: `repeat` with `until`, `max` and a `break` in a
+    procedure, a decision inside the loop and a chance step in it."""
+    path = write(tmp_path, HEAD + """\
+components:
+  die: {kind: dice, dice: {d: 6}}
+flow:
+  procedures:
+    bust: [{break: true}]
+  turn:
+    - repeat: {max: 6, until: "n > 40"}
+      do:
+        - roll: die
+        - if: "die.d == 1"
+          then: [{run: bust}]
+        - choose:
+            who: active
+            options:
+              - for: "k in [1, 2]"
+                label: "take {k}"
+                do: [{add: {n: "k * die.d"}}]
+              - for: "k in [0]"
+                label: "stop"
+                do: [{run: bust}]
+end: {when: {done: "n > 60"}}
+score: "n"
+""")
+    fast, slow = load(path, True), load(path, False)
+    for seed in range(10):
+        a, b = fast.new_game(players=2, seed=seed), slow.new_game(players=2, seed=seed)
+        assert outcome(a, a.playout(random.Random(seed))) == outcome(
+            b, b.playout(random.Random(seed))), seed
