@@ -281,7 +281,8 @@ class _Writer:
     def choose(self, step: S.Choose, checks: bool, k: str) -> None:
         c = self.c
         seat = self.temp("seat")
-        self.add(2, f"{seat} = st.active" if step.active else f"{seat} = {c(step.who)}(st, env).seat")
+        who = "st.active" if step.active else f"{c(step.who)}(st, env).seat"
+        self.add(2, f"{seat} = {who}")
         out, base = self.records(2, step, seat)
         self.add(2, f"if not {out}:")
         if step.none is None:
