@@ -265,7 +265,7 @@ def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> No
     assert len(plain) == len(hostile) == 9
     assert sum("def run(st, env):" in a for a in plain) == 6
     assert sum("def fire(st):" in a for a in plain) == 1
-    assert sum("def turns(st, cx):" in a for a in plain) == 1
+    assert sum("def turns(st, cx, start):" in a for a in plain) == 1
     differ = set()
     for a, b in zip(plain, hostile):
         sa, sb = shape(a), shape(b)

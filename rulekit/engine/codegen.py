@@ -22,9 +22,12 @@ from rulekit.engine.steps import (
     MAX_INT,
     MAX_TRIGGER_FIRINGS,
     Action,
+    Effects,
     KeyedAction,
+    _no_effects,
     log_too_long,
 )
+from rulekit.errors import RulekitError
 from rulekit.expr import Compiled, pysource
 from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, MAX_STR, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
@@ -157,6 +160,10 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         # the same options as records: the values bound, and a maker of the Action
         make_fn, make_source = _record_maker(tuple(name for name, _p in bound), steps,
                                              keyed[0] if keyed is not None else None)
+        played = effects_function(tuple(name for name, _p in bound), steps, where)
+        make_fn.run = played[0] if played is not None else None if steps else _no_effects
+        if played is not None:
+            make_source += f"\n# {where}: the effects of the option played\n{played[1]}"
         k_make = pysource.const(make_fn)
         values = (bound[0][1] if len(bound) == 1
                   else "(" + "".join(f"{pyname}, " for _n, pyname in bound) + ")")
@@ -191,7 +198,59 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
                          f"{pysource.const(form)}, key, seat, {k_steps}, e)")
         lines.append(f"    return {pysource.const(Action)}(key, seat, {k_steps}, e)")
     source = "\n".join(lines) + "\n"
-    return pysource.compile_function(source, consts, "make"), source
+    make = pysource.compile_function(source, consts, "make")
+    make.label = _label_of(form) if form is not None else None
+    return make, source
+
+
+def _label_of(form: tuple[str, str, str]) -> Callable[[tuple[int, ...]], str]:
+    """The label of a keyed option from its numbers, as KeyedAction writes it."""
+    prefix, sep, suffix = form
+
+    def label(key: tuple[int, ...]) -> str:
+        return prefix + sep.join(map(str, key)) + suffix
+
+    return label
+
+
+def effects_function(names: tuple[str, ...], steps: Any, where: str
+                     ) -> tuple[Callable[[Any, int, dict, Any], None], str] | None:
+    """An option's effects as one function `run(st, seat, base, values)`, for the generated
+    turns (see flowgen), and its source; None when the option has steps that are not all
+    effects, or a part without source form.
+
+    What a record's Action would do when played (`State._effects`): the steps in order, the
+    option's values and the decision's names as Python locals rather than an env, an error
+    named after its step as "an action".
+    """
+    if not ENABLED or steps.__class__ is not Effects or not steps:
+        return None
+    from rulekit.engine.state import RUNTIME_ERRORS, _failed
+    consts: dict[str, Any] = {}
+    out = _Block()
+    with pysource.collecting(consts):
+        for step in steps:
+            out.add(1, "try:")
+            if not _emit(out, step, 2, False, consts):
+                return None
+            out.add(1, f"except {pysource.const(RulekitError)}:")
+            out.add(2, "raise")
+            out.add(1, f"except {pysource.const(RUNTIME_ERRORS)} as exc:")
+            out.add(2, f"raise {pysource.const(_failed)}({pysource.const(step.where)}, "
+                       f"{pysource.const('an action')}, exc) from exc")
+        body = "\n".join(out.lines)
+        used = set(_PYNAME.findall(body))
+        head = ["def run(st, seat, base, values):"]
+        for name, pyname in steps[0].scope.pynames.items():
+            if pyname not in used:
+                continue
+            if name in names:
+                value = "values" if len(names) == 1 else f"values[{names.index(name)}]"
+            else:
+                value = f"base[{pysource.const(name)}]"
+            head.append(f"    {pyname} = {value}")
+    source = "\n".join(head) + "\n" + body + "\n"
+    return pysource.compile_function(source, consts, "run"), source
 
 
 

@@ -77,12 +77,19 @@ class _Writer:
     def add(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
 
-    def write_all(self) -> None:
+    def write_all(self, phases: set[str]) -> None:
+        """Every block asked for; those in `phases` (a turn) start at the step `start`,
+        where a playout took over from the machine."""
         while self.todo:
             name, steps, checks = self.todo.pop(0)
-            self.add(0, f"def {name}(st, env, cx):")
-            for step in steps:
+            entry = name in phases
+            self.add(0, f"def {name}(st, env, cx{', start' if entry else ''}):")
+            for i, step in enumerate(steps):
+                mark = len(self.lines)
                 self.step(step, checks)
+                if entry:
+                    self.lines[mark:] = [f"    if start <= {i}:"] + [
+                        "    " + line for line in self.lines[mark:]]
             self.add(1, "return False")
             self.add(0, "")
 
@@ -238,18 +245,38 @@ class _Writer:
             self.add(depth + 1, f"{out}.append(({label}, {c(S._passing)}, None))")
         return out, base
 
-    def pick(self, depth: int, out: str, base: str, seat: str) -> str:
-        """A decision of the playout: a new call's budget, the random pick, the log."""
+    def pick(self, depth: int, out: str) -> tuple[str, str, str]:
+        """A decision of the playout: a new call's budget, the random pick of a record;
+        the names of its key, maker and values."""
         self.pause(depth, _CALLS["apply"])
-        n, a = self.temp("n"), self.temp("a")
+        n = self.temp("n")
         key, make, p = self.temp("key"), self.temp("make"), self.temp("p")
         self.add(depth, "cx.made += 1")
         self.add(depth, f"{n} = {self.c(len)}({out})")
         self.add(depth, f"{key}, {make}, {p} = {out}[0 if {n} == 1 else cx.randrange({n})]")
+        return key, make, p
+
+    def log(self, depth: int, seat: str, label: str) -> None:
+        self.add(depth, f"st.log.append({{{self.c('seat')}: {seat}, {self.c('action')}: {label}}})")
+
+    def made(self, depth: int, record: tuple[str, str, str], base: str, seat: str) -> str:
+        """The Action of the record picked, logged."""
+        key, make, p = record
+        a = self.temp("a")
         self.add(depth, f"{a} = {make}({key}, {seat}, {base}, {p})")
-        self.add(depth, f"st.log.append({{{self.c('seat')}: {seat}, "
-                        f"{self.c('action')}: {a}.label}})")
+        self.log(depth, seat, f"{a}.label")
         return a
+
+    def played(self, depth: int, record: tuple[str, str, str], seat: str) -> str:
+        """Log the record picked without making its Action (its maker plays its effects:
+        `make.run`); the name of that function."""
+        key, make, _p = record
+        run = self.temp("run")
+        self.add(depth, f"{run} = {make}.run")
+        self.add(depth, f"if {run} is not None:")
+        self.log(depth + 1, seat, f"{key} if {key}.__class__ is {self.c(str)} else "
+                                  f"{make}.label({key})")
+        return run
 
     def act(self, depth: int, step: S.Choose, a: str, checks: bool) -> None:
         """Run the chosen action's steps: effects at once, other steps as a frame."""
@@ -308,8 +335,12 @@ class _Writer:
             self.add(4, f"if {r}:")
             self.add(5, "return True")
         self.add(2, "else:")
-        a = self.pick(3, out, base, seat)
-        self.act(3, step, a, checks)
+        record = self.pick(3, out)
+        run = self.played(3, record, seat)
+        self.add(4, f"{run}(st, {seat}, {base}, {record[2]})")
+        self.add(3, "else:")
+        a = self.made(4, record, base, seat)
+        self.act(4, step, a, checks)
 
     def together(self, step: S.Together, checks: bool, k: str) -> None:
         c = self.c
@@ -319,15 +350,27 @@ class _Writer:
         self.add(2, f"for {seat} in {c(step.seats)}(st, env):")
         out, base = self.records(3, step, seat)
         self.add(3, f"if {out}:")
-        a = self.pick(4, out, base, seat)
+        record = self.pick(4, out)
+        if step.effects_only:
+            # the effects of each choice, played after all chose: its maker's function
+            # with its values, or its Action
+            run = self.played(4, record, seat)
+            self.add(5, f"{choices}.append(({run}, {seat}, {base}, {record[2]}))")
+            self.add(4, "else:")
+            a = self.made(5, record, base, seat)
+            self.add(5, f"{choices}.append((None, {a}, None, None))")
+            self.add(2, "cx.depth -= 1")
+            run, x, b, p = (self.temp(n) for n in ("run", "x", "b", "p"))
+            self.add(2, f"for {run}, {x}, {b}, {p} in {choices}:")
+            self.add(3, f"if {run} is not None:")
+            self.add(4, f"{run}(st, {x}, {b}, {p})")
+            self.add(3, f"elif {x}.steps:")
+            self.add(4, f"st._effects({x})")
+            return
+        a = self.made(4, record, base, seat)
         self.add(4, f"{choices}.append({a})")
         self.add(2, "cx.depth -= 1")
         a = self.temp("a")
-        if step.effects_only:
-            self.add(2, f"for {a} in {choices}:")
-            self.add(3, f"if {a}.steps:")
-            self.add(4, f"st._effects({a})")
-            return
         # each choice's steps as a frame, in seat order, all pushed at once
         acts = self.actions(step)
         todo = self.temp("todo")
@@ -342,11 +385,12 @@ class _Writer:
 
 
 def turns_function(phases: list, check_effects: bool) -> tuple[Any, str] | None:
-    """The generated turns of a game, `turns(st, cx)`, and their source; None when a step
-    has no generated form (the game's playouts keep the machine).
+    """The generated turns of a game, `turns(st, cx, start)`, and their source; None when
+    a step has no generated form (the game's playouts keep the machine).
 
-    `turns` is called where the machine starts a turn (its frame just pushed) and plays
-    turn after turn until the game is over.
+    `turns` is called where the machine is about to run step `start` of a turn, with only
+    the turn's frame on its stack; it plays that turn and the turns after it until the
+    game is over.
     """
     if not ENABLED:
         return None
@@ -354,7 +398,7 @@ def turns_function(phases: list, check_effects: bool) -> tuple[Any, str] | None:
     w = _Writer(check_effects)
     with pysource.collecting(consts):
         names = [w.block(steps, True) for _name, steps, _until in phases]
-        w.write_all()
+        w.write_all(set(names))
         if not w.ok:
             return None
         for name, table in w.tables:
@@ -363,20 +407,21 @@ def turns_function(phases: list, check_effects: bool) -> tuple[Any, str] | None:
         w.add(0, "")
         w.add(0, f"PHASES = ({', '.join(names)},)")
         w.add(0, "")
-        w.add(0, "def turns(st, cx):")
+        w.add(0, "def turns(st, cx, start):")
         w.add(1, "stack = st._stack")
         w.add(1, "try:")
         w.add(2, "while True:")
         w.add(3, "env = stack.pop().env")
         w.add(3, "cx.depth = 1")
-        # checked before the turn's first step, as the machine checks its frame's (after
-        # the setup, whose frame is not checked)
+        # checked before the step, as the machine checks before each step of its frame
+        # (after the setup, whose frame is not checked, or a chance step)
         w.add(3, "if st._dirty:")
         w.add(4, "st._after_step()")
         w.add(4, "if st.over:")
         w.add(5, "return")
-        w.add(3, "if PHASES[st.phase](st, env, cx):")
+        w.add(3, "if PHASES[st.phase](st, env, cx, start):")
         w.add(4, "return")
+        w.add(3, "start = 0")
         w.add(3, f"st._next_turn({pysource.const('turn')})")
         w.add(3, "if st.over:")
         w.add(4, "return")

@@ -645,6 +645,9 @@ class State:
         """Advance through steps until a decision or chance outcome is due, or the game ends."""
         stack = self._stack
         step = None
+        play = self._playing
+        if play.__class__ is not Play:
+            play = None
         try:
             while not self.over:
                 top = stack[-1]
@@ -658,12 +661,11 @@ class State:
                         stack.pop()
                         if not stack:
                             self._next_turn(top.role)
-                            play = self._playing
-                            if play.__class__ is not bool and not self.over:
-                                # a playout to the end: the generated turns play on
-                                self.game.turns(self, play)
-                                return
                         continue
+                    if play is not None and len(stack) == 1 and top.role == "turn":
+                        # a playout to the end: the generated turns play on from here
+                        self.game.turns(self, play, i)
+                        return
                     top.i = i + 1
                     step = top.steps[i]
                     self._steps_left -= 1

@@ -588,6 +588,19 @@ def _passing(label: str, seat: int, base: dict, payload: Any) -> Action:
     return Action(label, seat, (), base)
 
 
+def _no_effects(st: Any, seat: int, base: dict, payload: Any) -> None:
+    """The effects of passing, for the generated turns: none."""
+
+
+# what the generated turns read of a record's maker (see codegen._record_maker): the
+# effects of the option played as one function (None: make the Action), the label of a
+# key that is not a label (None: every key is its label)
+_given.run = None  # type: ignore[attr-defined]
+_given.label = None  # type: ignore[attr-defined]
+_passing.run = _no_effects  # type: ignore[attr-defined]
+_passing.label = None  # type: ignore[attr-defined]
+
+
 class Decision:
     """The decision the game waits for: who decides and the legal actions."""
 
