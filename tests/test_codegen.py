@@ -261,11 +261,12 @@ def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> No
     plain = generated(tmp_path, PLAIN)
     hostile = generated(tmp_path, HOSTILE)
     # the option generator, the action's three steps, the turn's two `let`s and its `set`,
-    # the trigger, the turns
-    assert len(plain) == len(hostile) == 9
+    # the trigger, the checks after a step, the turns
+    assert len(plain) == len(hostile) == 10
     assert sum("def run(st, env):" in a for a in plain) == 6
     assert sum("def fire(st):" in a for a in plain) == 1
     assert sum("def turns(st, cx, start):" in a for a in plain) == 1
+    assert sum("def after_step(st):" in a for a in plain) == 1
     differ = set()
     for a, b in zip(plain, hostile):
         sa, sb = shape(a), shape(b)

@@ -531,10 +531,12 @@ class GameBuild:
         conds = []
         whens = [(str(r), ("end", "when", r), t) for r, t in when.items()] if isinstance(
             when, dict) else [("end condition", ("end", "when"), when)] if when is not None else []
+        checked = []
         for reason, path, text in whens:
             c = b.expr(path, text, self.scope, BOOL)
             conds.append((reason, c.fn if c is not None else _broken,
                           self.mask(c.reads if c is not None else None)))
+            checked.append(c)
         out["end_conditions"] = conds
         # every bit some check reads: a change to none of them checks nothing
         check_mask = 0
@@ -543,6 +545,12 @@ class GameBuild:
         out["check_mask"] = check_mask
         out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m in conds])
         out["finish"] = end.get("finish", "now")
+        made = None if b.diags else codegen.checks_function(
+            triggers, [(r, f, m, c) for (r, f, m), c in zip(conds, checked)], check_mask,
+            out["finish"])
+        out["after_step"] = made[0] if made is not None else None
+        if made is not None:
+            self.generated.append(made[1])
         out["check_effects"] = self.check_effects
         out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
         out["zero_sum"] = bool(data.get("zero_sum", False))
@@ -574,7 +582,8 @@ class GameBuild:
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
         # last: the turns call the steps' and options' generated functions made above
-        made = None if b.diags else flowgen.turns_function(out["phases"], self.check_effects)
+        made = None if b.diags else flowgen.turns_function(
+            out["phases"], self.check_effects, out["after_step"])
         out["turns"] = made[0] if made is not None else None
         if made is not None:
             self.generated.append(made[1])

@@ -463,3 +463,43 @@ def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | No
             return None
     source = "def fire(st):\n" + "\n".join(out.lines) + "\n"
     return pysource.compile_function(source, consts, "fire"), f"# {where}\n{source}"
+
+
+def checks_function(triggers: list, conds: list, check_mask: int, finish: str
+                    ) -> tuple[Callable[[Any], None], str] | None:
+    """The checks after a step (`State._after_step`) as one function `after_step(st)` and
+    its source: each trigger and end condition tested by its mask inline, the conditions'
+    expressions inline where they have source form; the same work in the same order."""
+    if not ENABLED:
+        return None
+    consts: dict[str, Any] = {}
+    with pysource.collecting(consts):
+        k = pysource.const
+        lines = ["def after_step(st):",
+                 "    changed = st._dirty | st._stale",
+                 "    st._dirty = 0",
+                 f"    if not changed & {k(check_mask)}:",
+                 "        st._stale = 0",
+                 "        return"]
+        for trigger in triggers:
+            lines.append(f"    if {k(trigger.mask)} & (changed | st._dirty):")
+            lines.append(f"        {k(trigger.fire)}(st)")
+        lines += ["    # what the triggers changed: the triggers before them see it at the next "
+                  "check",
+                  "    st._stale = stale = st._dirty",
+                  "    st._dirty = 0"]
+        if conds:
+            lines += ["    if st._ending:", "        return", "    changed |= stale"]
+        for reason, fn, mask, c in conds:
+            if c is not None and c.src is not None and not _PYNAME.search(c.src):
+                consts.update(c.consts or {})
+                test = f"({c.src})"
+            else:
+                test = f"{k(fn)}(st, {k({})})"
+            lines.append(f"    if {k(mask)} & changed and {test}:")
+            lines.append(f"        st.end_reason = {k(reason)}")
+            lines.append("        st.over = True" if finish == "now" else
+                         "        st._ending = True")
+            lines.append("        return")
+    source = "\n".join(lines) + "\n"
+    return pysource.compile_function(source, consts, "after_step"), f"# the checks\n{source}"

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.engine import steps as S
-from rulekit.engine.state import _CALLS, RUNTIME_ERRORS, _failed, _late
+from rulekit.engine.state import _CALLS, RUNTIME_ERRORS, State, _failed, _late
 from rulekit.errors import RulekitError
 from rulekit.expr import budget, pysource
 
@@ -43,8 +43,9 @@ class BreakSignal(Exception):
 class _Writer:
     """The source of all block functions of one game, written as they are asked for."""
 
-    def __init__(self, check_effects: bool) -> None:
+    def __init__(self, check_effects: bool, after_step: Any) -> None:
         self.check_effects = check_effects
+        self.after_step = after_step
         self.names: dict[tuple[int, bool], str] = {}
         self.todo: list[tuple[str, tuple, bool]] = []
         self.lines: list[str] = []
@@ -108,7 +109,7 @@ class _Writer:
         self.add(2, f"raise {c(_failed)}({k}.where, {c('a step')}, exc) from exc")
         if checks:
             self.add(1, "if st._dirty:")
-            self.add(2, "st._after_step()")
+            self.add(2, f"{c(self.after_step)}(st)")
             self.add(2, "if st.over:")
             self.add(3, "return True")
 
@@ -384,7 +385,8 @@ class _Writer:
         self.add(4, "return True")
 
 
-def turns_function(phases: list, check_effects: bool) -> tuple[Any, str] | None:
+def turns_function(phases: list, check_effects: bool, after_step: Any
+                   ) -> tuple[Any, str] | None:
     """The generated turns of a game, `turns(st, cx, start)`, and their source; None when
     a step has no generated form (the game's playouts keep the machine).
 
@@ -395,7 +397,7 @@ def turns_function(phases: list, check_effects: bool) -> tuple[Any, str] | None:
     if not ENABLED:
         return None
     consts: dict[str, Any] = {}
-    w = _Writer(check_effects)
+    w = _Writer(check_effects, after_step if after_step is not None else State._after_step)
     with pysource.collecting(consts):
         names = [w.block(steps, True) for _name, steps, _until in phases]
         w.write_all(set(names))
@@ -416,7 +418,7 @@ def turns_function(phases: list, check_effects: bool) -> tuple[Any, str] | None:
         # checked before the step, as the machine checks before each step of its frame
         # (after the setup, whose frame is not checked, or a chance step)
         w.add(3, "if st._dirty:")
-        w.add(4, "st._after_step()")
+        w.add(4, f"{w.c(after_step)}(st)")
         w.add(4, "if st.over:")
         w.add(5, "return")
         w.add(3, "if PHASES[st.phase](st, env, cx, start):")

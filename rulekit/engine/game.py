@@ -32,6 +32,8 @@ class Game:
         self.max_steps = DEFAULT_MAX_STEPS
         for key, value in parts.items():
             setattr(self, key, value)
+        if self.after_step is None:  # the checks on the closure path
+            self.after_step = State._after_step
         self.levels: list[dict] = list(src.data.get("levels") or [])
 
     @functools.cached_property

@@ -654,7 +654,7 @@ class State:
                 if top.__class__ is SeqFrame:
                     i = top.i
                     if self._dirty and top.checks:
-                        self._after_step()
+                        self.game.after_step(self)
                         if self.over:
                             return
                     if i >= len(top.steps):
@@ -711,7 +711,10 @@ class State:
 
     def _after_step(self) -> None:
         """Fire the triggers, then check the end: each only if it reads a part that changed
-        since it was last checked (otherwise its value is the false it had then)."""
+        since it was last checked (otherwise its value is the false it had then).
+
+        The closure path's `game.after_step`; a game's generated code has its own
+        (codegen.checks_function), which does the same work."""
         game = self.game
         changed = self._dirty | self._stale
         self._dirty = 0
