@@ -215,3 +215,28 @@ score: total
     st.resolve_chance({"a": 4})  # turn 2: blue's a
     assert st.view()["components"]["blue"] == {"a": 4, "b": None}
     assert st.is_chance and st.scores() == [6 + 9]
+
+
+@pytest.mark.parametrize("path", [YACHT, EXAMPLES.parent / "qwixx.yaml"], ids=["yacht", "qwixx"])
+def test_a_roll_drawn_at_once_is_the_roll_sampled_then_applied(path):
+    """`resolve_chance()` draws a roll and sets the dice in one pass: the same draws, the
+    same outcome and the same dice as `sample_chance` followed by `resolve_chance(outcome)`,
+    whether some dice are kept (a re-roll) or a die has left the game (a locked row)."""
+    st = rulekit.load_game(path).new_game(players=2, seed=5)
+    moves = random.Random(5)
+    rolls = 0
+    while not st.is_over:
+        if st.is_chance:
+            other = st.clone()
+            rng = random.Random()
+            rng.setstate(st.rng.getstate())
+            outcome = st.resolve_chance()
+            assert other.sample_chance(rng) == outcome
+            assert rng.getstate() == st.rng.getstate()
+            other.resolve_chance(outcome)
+            assert other.view(None) == st.view(None)
+            rolls += 1
+        else:
+            actions = st.legal_actions()
+            st.apply(actions[moves.randrange(len(actions))])
+    assert rolls > 10

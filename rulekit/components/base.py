@@ -56,6 +56,9 @@ class Chance:
     #: being the mapping key -> value. None where the outcomes are too many to list (a
     #: shuffle): then the outcome can only be sampled. Adapters to other frameworks use it.
     outcomes: Callable[[Any], list[tuple[str, list[tuple[Any, float]]]]] | None = None
+    #: (view, rng) -> outcome, applied: `sample` then `apply` in one pass, with the same
+    #: draws and the same outcome; what random play uses where a kind offers it
+    draw: Callable[[Any, Any], Any] | None = None
 
 
 class Kind:

@@ -127,7 +127,10 @@ class SheetsView:
 
     @property
     def locked(self) -> list[str]:
-        return [n for n, lk in zip(self.kind.row_names, self.s[2]) if lk]
+        locks = self.s[2]
+        if True not in locks:  # most of a game: an end condition reads it after each cross
+            return []
+        return [n for n, lk in zip(self.kind.row_names, locks) if lk]
 
     @property
     def rows(self) -> list[str]:

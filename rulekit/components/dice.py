@@ -371,6 +371,21 @@ class Dice(Kind):
         rolled = view.s[1] if mask is None else mask
         return {n: int(rand() * k) + 1 for i, n, k in view.kind.dice if rolled[i]}
 
+    @staticmethod
+    def _draw(view: DiceView, rng: Any) -> dict[str, int]:
+        """`_sample` and `_apply` in one pass over the dice: the roll of random play."""
+        rand = rng.random
+        s = view.s
+        mask = s[2]
+        rolled = s[1] if mask is None else mask
+        faces = s[0]
+        outcome = {}
+        for i, n, k in view.kind.dice:
+            if rolled[i]:
+                outcome[n] = faces[i] = int(rand() * k) + 1
+        s[2] = None
+        return outcome
+
     def _check(self, view: DiceView, outcome: Any) -> str | None:
         if not isinstance(outcome, dict):
             return "a roll is a mapping of die names to faces"
@@ -405,6 +420,7 @@ Dice.chances = {
         sample=Dice._sample,
         check=lambda view, outcome: view.kind._check(view, outcome),
         apply=Dice._apply,
+        draw=Dice._draw,
         doc="roll every die still in the game; `roll: {dice: EXPR, only: NAMES}` rolls "
             "the dice an expression gives (a player's), only the named ones",
         target="dice",

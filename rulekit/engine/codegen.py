@@ -329,10 +329,13 @@ def _emit(out: _Block, step: Any, depth: int, top: bool, consts: dict[str, Any])
         out.add(depth, f"{store} = st.gvars" if who is None else f"{store} = ({who.src}).vars")
         if step.add:
             out.add(depth, f"{x} = {store}[{name}] + {x}")
-        # what SetVar.check refuses: whole numbers past MAX_INT, floats that are not finite
-        out.add(depth, f"if {x}.__class__ is not {pysource.const(int)} or not "
-                       f"{pysource.const(-MAX_INT)} < {x} < {pysource.const(MAX_INT)}:")
-        out.add(depth + 1, f"{pysource.const(step.check)}({x})")
+        constant = (value.consts or {}).get(value.src, 0)
+        if step.add or constant.__class__ not in (bool, str):
+            # what SetVar.check refuses: whole numbers past MAX_INT, floats that are not
+            # finite (a constant truth value or text it lets pass)
+            out.add(depth, f"if {x}.__class__ is not {pysource.const(int)} or not "
+                           f"{pysource.const(-MAX_INT)} < {x} < {pysource.const(MAX_INT)}:")
+            out.add(depth + 1, f"{pysource.const(step.check)}({x})")
         out.add(depth, f"{store}[{name}] = {x}")
         out.add(depth, "st._version += 1")
         out.add(depth, f"st._dirty |= {pysource.const(step.writes)}")

@@ -222,8 +222,11 @@ class _Writer:
         self.pause(2, _CALLS["resolve_chance"])
         view, outcome, chance = self.temp("v"), self.temp("o"), c(step.chance)
         self.add(2, f"{view} = {k}.view_in(st, env)")
-        self.add(2, f"{outcome} = {chance}.sample({view}, st.rng)")
-        self.add(2, f"{chance}.apply({view}, {outcome})")
+        if step.chance.draw is not None:
+            self.add(2, f"{outcome} = {c(step.chance.draw)}({view}, st.rng)")
+        else:
+            self.add(2, f"{outcome} = {chance}.sample({view}, st.rng)")
+            self.add(2, f"{chance}.apply({view}, {outcome})")
         self.add(2, "st._version += 1")
         self.add(2, f"st._dirty |= {c(step.writes)}")
         self.add(2, f"st.log.append({{{c('chance')}: {c(step.name)}, "

@@ -251,14 +251,20 @@ class State:
 
     def _chance(self, step: Any, outcome: Any) -> Any:
         view = step.view(self)
-        if outcome is None:
-            outcome = step.chance.sample(view, self.rng)
+        chance = step.chance
+        if outcome is None and chance.draw is not None:
+            outcome = chance.draw(view, self.rng)  # sampled and applied at once
+            self._pending_chance = None
         else:
-            why = step.chance.check(view, outcome)
-            if why:
-                raise ChanceError(f"impossible {step.name} outcome {json.dumps(outcome)}: {why}")
-        self._pending_chance = None
-        step.chance.apply(view, outcome)
+            if outcome is None:
+                outcome = chance.sample(view, self.rng)
+            else:
+                why = chance.check(view, outcome)
+                if why:
+                    raise ChanceError(f"impossible {step.name} outcome "
+                                      f"{json.dumps(outcome)}: {why}")
+            self._pending_chance = None
+            chance.apply(view, outcome)
         self._version += 1
         self._dirty |= step.writes
         self.log.append({"chance": step.name, "outcome": outcome})
