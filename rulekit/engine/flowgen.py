@@ -413,10 +413,9 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
         w.add(0, f"PHASES = ({', '.join(names)},)")
         w.add(0, "")
         w.add(0, "def turns(st, cx, start):")
-        w.add(1, "stack = st._stack")
+        w.add(1, "env = st._stack.pop().env")
         w.add(1, "try:")
         w.add(2, "while True:")
-        w.add(3, "env = stack.pop().env")
         w.add(3, "cx.depth = 1")
         # checked before the step, as the machine checks before each step of its frame
         # (after the setup, whose frame is not checked, or a chance step)
@@ -427,9 +426,10 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
         w.add(3, "if PHASES[st.phase](st, env, cx, start):")
         w.add(4, "return")
         w.add(3, "start = 0")
-        w.add(3, f"st._next_turn({pysource.const('turn')})")
+        w.add(3, f"st._next_turn({w.c('turn')}, False)")
         w.add(3, "if st.over:")
         w.add(4, "return")
+        w.add(3, "env = {}")
         w.add(1, f"except {pysource.const(BreakSignal)} as signal:")
         w.add(2, "raise signal.step.outside() from None")
     source = "\n".join(w.lines) + "\n"

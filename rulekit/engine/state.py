@@ -745,7 +745,9 @@ class State:
                     self._ending = True
                 return
 
-    def _next_turn(self, finished: str) -> None:
+    def _next_turn(self, finished: str, frame: bool = True) -> None:
+        """The turn (or setup) `finished` is over: the next turn begins, its frame pushed
+        (`frame`: the generated turns keep none), or the game ends."""
         game = self.game
         if finished == "setup":
             self.active = self.start = game.first_player(self) if game.first_player else 0
@@ -782,7 +784,8 @@ class State:
             self.gvars[name] = value
         self._stale |= game.turn_reset_mask
         self._version += 1
-        self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
+        if frame:
+            self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
 
 
 #: every field of `src` set on `dst` (both States), written out once: what a copy starts
