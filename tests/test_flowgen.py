@@ -233,3 +233,31 @@ score: "n"
         a, b = fast.new_game(players=2, seed=seed), slow.new_game(players=2, seed=seed)
         assert outcome(a, a.playout(random.Random(seed))) == outcome(
             b, b.playout(random.Random(seed))), seed
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_a_playout_of_some_decisions_stops_where_the_machine_stops(path: Path) -> None:
+    """A search's playouts stop after a few decisions: the generated turns play only the
+    turns the playout cannot stop within, so it stops at the same pause (a decision or a
+    chance step after its last decision) and the game goes on from there alike."""
+    fast, slow = load(path, True), load(path, False)
+    players = PLAYERS.get(path.stem.split("-")[0], fast.min_players)
+    for seed in range(3):
+        a, b = fast.new_game(players=players, seed=seed), slow.new_game(players=players,
+                                                                          seed=seed)
+        ra, rb = random.Random(seed), random.Random(seed)
+        for cap in (1, 2, 3, 5, 8, 13, 21):
+            assert outcome(a, a.playout(ra, cap)) == outcome(b, b.playout(rb, cap)), seed
+            assert (a.is_chance, a.current_player) == (b.is_chance, b.current_player)
+        assert outcome(a, a.playout(ra)) == outcome(b, b.playout(rb)), seed
+
+
+def test_a_turn_is_bounded_by_the_decisions_it_can_ask() -> None:
+    """Qwixx's turn asks every player once and the active player once more; Level X's
+    one decision; a turn whose decisions come in a loop has no bound."""
+    qwixx = rulekit.load_game(ROOT / "games" / "qwixx.yaml")
+    assert qwixx.turn_bounds[3][0][0] == 4 and qwixx.turn_bounds[5][0][0] == 6
+    assert qwixx.turn_bounds[3][0][-1] == 0
+    assert rulekit.load_game(ROOT / "games" / "levelx.yaml").turn_bounds[2][0][0] == 1
+    pig = rulekit.load_game(ROOT / "games" / "examples" / "pig.yaml")
+    assert pig.turn_bounds[2][0][0] == flowgen.UNBOUNDED

@@ -585,6 +585,8 @@ class GameBuild:
         made = None if b.diags else flowgen.turns_function(
             out["phases"], self.check_effects, out["after_step"])
         out["turns"] = made[0] if made is not None else None
+        out["turn_bounds"] = flowgen.turn_bounds(out["phases"], out["min_players"],
+                                                 out["max_players"]) if made else {}
         if made is not None:
             self.generated.append(made[1])
         return out

@@ -388,6 +388,46 @@ class _Writer:
         self.add(4, "return True")
 
 
+#: a bound of decisions no turn reaches: the turn has a loop of decisions
+UNBOUNDED = 10**9
+
+
+def decisions_bound(steps: tuple, players: int, busy: frozenset = frozenset()) -> int:
+    """The most decisions `steps` can ask of `players` players (UNBOUNDED where a loop or
+    a procedure that runs itself asks for them): a playout that may make only so many
+    more plays a turn on the generated turns only when they cannot run out within it."""
+    total = 0
+    for step in steps:
+        cls = step.__class__
+        if step.pure or cls in (S.ChanceStep, S.TargetedChance, S.Break):
+            continue
+        if cls is S.If:
+            n = max(decisions_bound(step.then, players, busy),
+                    decisions_bound(step.other, players, busy))
+        elif cls is S.ForEach or cls is S.Repeat:
+            body = step.body if cls is S.ForEach else step.steps[:-1]
+            n = 0 if decisions_bound(body, players, busy) == 0 else UNBOUNDED
+        elif cls is S.Run:
+            n = (UNBOUNDED if id(step.steps) in busy else
+                 decisions_bound(step.steps, players, busy | {id(step.steps)}))
+        elif cls is S.Choose or cls is S.Together:
+            each = 1 + max([decisions_bound(o.steps, players, busy) for o in step.options]
+                           + [decisions_bound(step.none or (), players, busy)])
+            n = each * (players if cls is S.Together else 1)
+        else:
+            n = UNBOUNDED
+        total = min(UNBOUNDED, total + n)
+    return total
+
+
+def turn_bounds(phases: list, min_players: int, max_players: int) -> dict[int, list]:
+    """For each count of players, each phase, each step of its turn: the most decisions
+    the rest of the turn from that step can ask (see `decisions_bound`)."""
+    return {n: [[decisions_bound(steps[i:], n) for i in range(len(steps) + 1)]
+                for _name, steps, _until in phases]
+            for n in range(min_players, max_players + 1)}
+
+
 def turns_function(phases: list, check_effects: bool, after_step: Any
                    ) -> tuple[Any, str] | None:
     """The generated turns of a game, `turns(st, cx, start)`, and their source; None when
@@ -411,6 +451,7 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
             w.add(0, f"{name} = {{{items}}}")
         w.add(0, "")
         w.add(0, f"PHASES = ({', '.join(names)},)")
+        w.add(0, f"PHASE_STEPS = {w.c(tuple(steps for _n, steps, _u in phases))}")
         w.add(0, "")
         w.add(0, "def turns(st, cx, start):")
         w.add(1, "env = st._stack.pop().env")
@@ -428,6 +469,12 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
         w.add(3, "start = 0")
         w.add(3, f"st._next_turn({w.c('turn')}, False)")
         w.add(3, "if st.over:")
+        w.add(4, "return")
+        # a playout that may make only so many more decisions plays a turn here only if
+        # it cannot run out within it; otherwise the machine plays on from its frame
+        w.add(3, "if cx.left >= 0 and cx.left - cx.made <= cx.bounds[st.phase][0]:")
+        w.add(4, f"st._stack.append({w.c(S.SeqFrame)}(PHASE_STEPS[st.phase], {{}}, "
+                 f"{w.c('turn')}, True))")
         w.add(4, "return")
         w.add(3, "env = {}")
         w.add(1, f"except {pysource.const(BreakSignal)} as signal:")

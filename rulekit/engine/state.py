@@ -90,15 +90,21 @@ class Play:
     `units` is the work budget of the call in progress, `made` the decisions made, `depth`
     the frames the machine would have on its stack (a procedure that runs itself stops at
     the same depth), `randrange` the playout's draw.
+    The generated turns play a turn only when the playout cannot stop within it: it stops
+    at the first pause (a decision or a chance step) after its last decision.
     """
 
-    __slots__ = ("units", "made", "depth", "randrange")
+    __slots__ = ("units", "made", "depth", "randrange", "left", "bounds")
 
-    def __init__(self, units: int, randrange: Any) -> None:
+    def __init__(self, units: int, randrange: Any, left: int, bounds: list) -> None:
         self.units = units
         self.made = 0
         self.depth = 1
         self.randrange = randrange
+        #: the decisions the playout may make (-1: to the end), and the most decisions the
+        #: rest of a turn can ask, by phase and step (flowgen.turn_bounds)
+        self.left = left
+        self.bounds = bounds
 
 
 class State:
@@ -294,9 +300,11 @@ class State:
         if type(rng).randrange is random.Random.randrange and hasattr(rng, "_randbelow"):
             randrange = rng._randbelow
         moving, rolling = _CALLS["apply"], _CALLS["resolve_chance"]
-        play = Play(0, randrange)
-        # to the end, the game's generated turns play from the next turn on (see flowgen)
-        self._playing = play if left < 0 and value is None and self.game.turns else True
+        game = self.game
+        play = Play(0, randrange, left, game.turn_bounds[self.n] if game.turns else [])
+        # random moves: the game's generated turns play the turns the playout cannot stop
+        # within (see flowgen)
+        self._playing = play if value is None and game.turns else True
         try:
             while not self.over and play.made != left:
                 pending = self._pending
@@ -668,10 +676,15 @@ class State:
                         if not stack:
                             self._next_turn(top.role)
                         continue
-                    if play is not None and len(stack) == 1 and top.role == "turn":
-                        # a playout to the end: the generated turns play on from here
+                    if (play is not None and len(stack) == 1 and top.role == "turn"
+                            and (play.left < 0
+                                 or play.left - play.made > play.bounds[self.phase][i])):
+                        # random play: the generated turns play on from here, while the
+                        # playout cannot stop within a turn
                         self.game.turns(self, play, i)
-                        return
+                        if self.over:
+                            return
+                        continue  # the machine plays the turn in which it may stop
                     top.i = i + 1
                     step = top.steps[i]
                     self._steps_left -= 1
