@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 import rulekit
+from rulekit.bots import RandomAgent
 from rulekit.engine import flowgen
 from rulekit.errors import FlowError
+from rulekit.studies.play import _play as study_play
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for p in [*(ROOT / "games").glob("*.yaml"),
@@ -261,3 +263,29 @@ def test_a_turn_is_bounded_by_the_decisions_it_can_ask() -> None:
     assert rulekit.load_game(ROOT / "games" / "levelx.yaml").turn_bounds[2][0][0] == 1
     pig = rulekit.load_game(ROOT / "games" / "examples" / "pig.yaml")
     assert pig.turn_bounds[2][0][0] == flowgen.UNBOUNDED
+
+
+class _ApiRandom(RandomAgent):
+    """A random bot the study does not recognise: it plays through the API, a call per move."""
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_a_study_of_random_bots_plays_the_games_of_their_choose(
+        path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`simulate` with random bots only plays on the fast path of random play: the games,
+    decisions and options counted are those of `rng.choice(legal_actions())` per move."""
+    fast_path = []
+    playout = rulekit.State._playout
+    monkeypatch.setattr(rulekit.State, "_playout",
+                        lambda st, *args, **kw: fast_path.append(1) or playout(st, *args, **kw))
+    game = rulekit.load_game(path)
+    players = PLAYERS.get(path.stem.split("-")[0], game.min_players)
+    for seed in range(4):
+        runs = []
+        for bot in (RandomAgent, _ApiRandom):
+            state = game.new_game(players=players, seed=seed)
+            counts = study_play(state, [bot() for _ in range(players)], random.Random(seed))
+            runs.append((counts, state.log, state.scores(), state.end_reason, state.turn))
+        assert runs[0] == runs[1], seed
+        assert runs[0][0][1] >= runs[0][0][0] > 0  # options summed, decisions
+    assert len(fast_path) == 4  # the random bots' games, not the others'

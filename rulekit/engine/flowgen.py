@@ -255,9 +255,17 @@ class _Writer:
         self.pause(depth, _CALLS["apply"])
         n = self.temp("n")
         key, make, p = self.temp("key"), self.temp("make"), self.temp("p")
+        i = self.temp("i")
         self.add(depth, "cx.made += 1")
         self.add(depth, f"{n} = {self.c(len)}({out})")
-        self.add(depth, f"{key}, {make}, {p} = {out}[0 if {n} == 1 else cx.randrange({n})]")
+        self.add(depth, "if cx.study:")  # random bots of a study: they count, and always draw
+        self.add(depth + 1, f"cx.options += {n}")
+        self.add(depth + 1, f"if {n} > cx.most:")
+        self.add(depth + 2, f"cx.most = {n}")
+        self.add(depth + 1, f"{i} = cx.randrange({n})")
+        self.add(depth, "else:")
+        self.add(depth + 1, f"{i} = 0 if {n} == 1 else cx.randrange({n})")
+        self.add(depth, f"{key}, {make}, {p} = {out}[{i}]")
         return key, make, p
 
     def log(self, depth: int, seat: str, label: str) -> None:

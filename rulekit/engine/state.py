@@ -94,9 +94,11 @@ class Play:
     at the first pause (a decision or a chance step) after its last decision.
     """
 
-    __slots__ = ("units", "made", "depth", "randrange", "left", "bounds")
+    __slots__ = ("units", "made", "depth", "randrange", "left", "bounds", "study", "options",
+                 "most")
 
-    def __init__(self, units: int, randrange: Any, left: int, bounds: list) -> None:
+    def __init__(self, units: int, randrange: Any, left: int, bounds: list,
+                 study: bool = False) -> None:
         self.units = units
         self.made = 0
         self.depth = 1
@@ -105,6 +107,11 @@ class Play:
         #: rest of a turn can ask, by phase and step (flowgen.turn_bounds)
         self.left = left
         self.bounds = bounds
+        #: as a study's random bots play (`rng.choice(legal_actions())`): a decision of one
+        #: option draws too, and the options offered are counted (summed, and the most)
+        self.study = study
+        self.options = 0
+        self.most = 0
 
 
 class State:
@@ -291,17 +298,25 @@ class State:
         `preview` has the highest value of its scores for the seat deciding, equal ones
         chosen by `rng`: the game of a loop of a greedy bot's `choose`.
         """
+        return self._playout(rng, decisions, value).made
+
+    def _playout(self, rng: random.Random, decisions: int | None,
+                 value: Callable[[list, int], float] | None, study: bool = False) -> Play:
+        """`playout`; with `study`, the game of random bots that draw with
+        `rng.choice(legal_actions())` (a decision of one option draws too), the options
+        counted in the Play returned."""
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
         old, old_what = budget._left, budget._what
         # the draws of randrange(n), one call fewer (Random.choice draws the same way),
         # unless the caller's RNG has a randrange of its own
         randrange = rng.randrange
-        if type(rng).randrange is random.Random.randrange and hasattr(rng, "_randbelow"):
-            randrange = rng._randbelow
+        if study or (type(rng).randrange is random.Random.randrange
+                     and hasattr(rng, "_randbelow")):
+            randrange = rng._randbelow  # what Random.choice draws with
         moving, rolling = _CALLS["apply"], _CALLS["resolve_chance"]
         game = self.game
-        play = Play(0, randrange, left, game.turn_bounds[self.n] if game.turns else [])
+        play = Play(0, randrange, left, game.turn_bounds[self.n] if game.turns else [], study)
         # random moves: the game's generated turns play the turns the playout cannot stop
         # within (see flowgen)
         self._playing = play if value is None and game.turns else True
@@ -320,7 +335,13 @@ class State:
                     if pending is None:
                         self._chance(self._pending_chance, None)
                     else:
-                        if value is None:
+                        if study:
+                            n = pending.size()
+                            play.options += n
+                            if n > play.most:
+                                play.most = n
+                            chosen = pending.pick(randrange(n))
+                        elif value is None:
                             chosen = pending.random(randrange)
                         elif pending.size() == 1:
                             chosen = pending.pick(0)
@@ -333,7 +354,7 @@ class State:
         finally:
             self._playing = False
             budget._left, budget._what = old, old_what
-        return play.made
+        return play
 
     def _best(self, pending: Decision, value: Callable[[list, int], float],
               randrange: Callable[[int], int]) -> Action:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulekit.agents import Agent, make_agent
+from rulekit.bots.random_bot import RandomAgent
 from rulekit.errors import FlowError
 
 if TYPE_CHECKING:
@@ -68,6 +69,12 @@ def play_game(state: State, agents: Sequence[Agent], rng: random.Random) -> int:
 
 def _play(state: State, agents: Sequence[Agent], rng: random.Random) -> tuple[int, int, int]:
     """Play to the end; (decisions, options summed over decisions, most options at once)."""
+    fast = getattr(state, "_playout", None)  # a State of the engine (not a stand-in)
+    if fast is not None and all(type(a) is RandomAgent for a in agents):
+        # random bots only: the same game as their `choose` through the API, played on
+        # the engine's fast path of random play
+        play = fast(rng, None, None, study=True)
+        return play.made, play.options, play.most
     decisions = options = most = 0
     while not state.is_over:
         if state.is_chance:
