@@ -93,8 +93,9 @@ def main(argv: list[str] | None = None) -> None:
         # YAML / plain as compare.py's games/s would give it if every instruction took
         # as long (they do not quite: compare.py times them)
         ratio = counts["plain"] / counts["api"]
+        fast = counts["plain"] / counts["playout"]
         print(f"  {name} ({players} players): {', '.join(per_game)}; "
-              f"YAML / plain {ratio:.2f}x")
+              f"YAML / plain {ratio:.2f}x (playout {fast:.2f}x)")
 
 
 if __name__ == "__main__":
