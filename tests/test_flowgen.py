@@ -84,6 +84,16 @@ def failure(path: Path, turns: bool) -> str:
     return str(err.value)
 
 
+#: a turn's decision of the active player: take 1 or 2 (each adds 1 to n)
+TAKE = """\
+    - choose:
+        who: active
+        options:
+          - for: "k in [1, 2]"
+            label: "take {k}"
+            do: [{add: {n: 1}}]
+"""
+
 HEAD = """\
 name: T
 players: {min: 2, max: 2}
@@ -137,12 +147,7 @@ flow:
               do: [{add: {n: 1}}]
       - run: again
   turn:
-    - choose:
-        who: active
-        options:
-          - for: "k in [1, 2]"
-            label: "take {k}"
-            do: [{add: {n: 1}}]
+""" + TAKE + """\
     - if: "turn > 2"
       then: [{run: again}]
 end: {when: {done: "n < 0"}}
@@ -152,12 +157,7 @@ score: "0"
     "endless": HEAD + """\
 flow:
   turn:
-    - choose:
-        who: active
-        options:
-          - for: "k in [1, 2]"
-            label: "take {k}"
-            do: [{add: {n: 1}}]
+""" + TAKE + """\
 end: {when: {done: "n < 0"}}
 score: "0"
 """,
@@ -167,12 +167,7 @@ flow:
   procedures:
     stop: [{break: true}]
   turn:
-    - choose:
-        who: active
-        options:
-          - for: "k in [1, 2]"
-            label: "take {k}"
-            do: [{add: {n: 1}}]
+""" + TAKE + """\
     - if: "n > 5"
       then: [{run: stop}]
 end: {when: {done: "n > 100"}}

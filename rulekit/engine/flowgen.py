@@ -1,10 +1,11 @@
-"""The turn machine as generated code: random play to the end without frames.
+"""The turn machine as generated code: random play without frames.
 
-`State.playout` to the end of the game plays the turns through generated functions, one
-per block of steps (a turn, a branch, a procedure, an action's steps): a step is a line
-or a few, a nested block a call, a decision its options as records and a random pick,
-with no frame pushed, no Decision made and no return to a loop between moves. Random
-play needs no pause: whoever decides, the playout's RNG picks at once.
+`State.playout` plays the turns through generated functions, one per block of steps (a
+turn, a branch, a procedure, an action's steps): a step is a line or a few, a nested
+block a call, a decision its options as records and a random pick, with no frame pushed,
+no Decision made and no return to a loop between moves. Random play needs no pause:
+whoever decides, the playout's RNG picks at once. A playout of some decisions plays on
+them only the turns it cannot stop within; the machine plays the rest.
 
 The functions do the engine's work in the engine's order, so that they play the same
 games (the same draws, log, versions, change bits, checks, step and work budgets): the
@@ -113,12 +114,13 @@ class _Writer:
             self.add(2, "if st.over:")
             self.add(3, "return True")
 
-    def call(self, depth: int, steps: tuple, checks: bool, env: str, frames: str = "") -> None:
+    def call(self, depth: int, steps: tuple, checks: bool, env: str,
+             pushed: bool = False) -> None:
         """Run a nested block as the machine runs a frame of it: one frame more on the stack
-        (`frames`: the count already added for several pushed at once)."""
+        (`pushed`: counted already, with others the machine pushes at once)."""
         name = self.block(steps, checks)
         r = self.temp("r")
-        if not frames:
+        if not pushed:
             self.add(depth, "cx.depth += 1")
         self.add(depth, f"{r} = {name}(st, {env}, cx)")
         self.add(depth, "cx.depth -= 1")
@@ -144,7 +146,7 @@ class _Writer:
             self.add(2, f"{envs} = {c(list)}({c(step.iterate)}(st, env))")
             self.add(2, f"cx.depth += {c(len)}({envs})")
             self.add(2, f"for {inner} in {envs}:")
-            self.call(3, step.body, checks, inner, frames="pushed")
+            self.call(3, step.body, checks, inner, pushed=True)
         elif cls is S.Run:
             if step.steps:
                 self.add(2, f"if cx.depth > {c(S.MAX_NESTING)}:")
@@ -458,35 +460,45 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
             items = ", ".join(f"{pysource.const(i)}: {fn}" for i, fn in table.items())
             w.add(0, f"{name} = {{{items}}}")
         w.add(0, "")
-        w.add(0, f"PHASES = ({', '.join(names)},)")
-        w.add(0, f"PHASE_STEPS = {w.c(tuple(steps for _n, steps, _u in phases))}")
-        w.add(0, "")
-        w.add(0, "def turns(st, cx, start):")
-        w.add(1, "env = st._stack.pop().env")
-        w.add(1, "try:")
-        w.add(2, "while True:")
-        w.add(3, "cx.depth = 1")
-        # checked before the step, as the machine checks before each step of its frame
-        # (after the setup, whose frame is not checked, or a chance step)
-        w.add(3, "if st._dirty:")
-        w.add(4, f"{w.c(after_step)}(st)")
-        w.add(4, "if st.over:")
-        w.add(5, "return")
-        w.add(3, "if PHASES[st.phase](st, env, cx, start):")
-        w.add(4, "return")
-        w.add(3, "start = 0")
-        w.add(3, f"st._next_turn({w.c('turn')}, False)")
-        w.add(3, "if st.over:")
-        w.add(4, "return")
-        # a playout that may make only so many more decisions plays a turn here only if
-        # it cannot run out within it; otherwise the machine plays on from its frame
-        w.add(3, "if cx.left >= 0 and cx.left - cx.made <= cx.bounds[st.phase][0]:")
-        w.add(4, f"st._stack.append({w.c(S.SeqFrame)}(PHASE_STEPS[st.phase], {{}}, "
-                 f"{w.c('turn')}, True))")
-        w.add(4, "return")
-        w.add(3, "env = {}")
-        w.add(1, f"except {pysource.const(BreakSignal)} as signal:")
-        w.add(2, "raise signal.step.outside() from None")
+        w.lines.append(_TURNS.format(
+            phases="".join(f"{name}, " for name in names),
+            phase_steps=w.c(tuple(steps for _n, steps, _u in phases)),
+            after_step=w.c(after_step), turn=w.c("turn"), frame=w.c(S.SeqFrame),
+            signal=w.c(BreakSignal)))
     source = "\n".join(w.lines) + "\n"
     return pysource.compile_function(source, consts, "turns"), f"# the turns\n{source}"
 
+
+
+#: the turns one after another, `turns(st, cx, start)`: `start` is the step of the first
+#: turn to run first (see turns_function)
+_TURNS = """
+PHASES = ({phases})
+PHASE_STEPS = {phase_steps}
+
+def turns(st, cx, start):
+    env = st._stack.pop().env
+    try:
+        while True:
+            cx.depth = 1
+            # checked before the step, as the machine checks before each step of its frame
+            # (after the setup, whose frame is not checked, or a chance step)
+            if st._dirty:
+                {after_step}(st)
+                if st.over:
+                    return
+            if PHASES[st.phase](st, env, cx, start):
+                return
+            start = 0
+            st._next_turn({turn}, False)
+            if st.over:
+                return
+            # a playout that may make only so many more decisions plays a turn here only
+            # if it cannot stop within it; otherwise the machine plays on from its frame
+            if cx.left >= 0 and cx.left - cx.made <= cx.bounds[st.phase][0]:
+                st._stack.append({frame}(PHASE_STEPS[st.phase], {{}}, {turn}, True))
+                return
+            env = {{}}
+    except {signal} as signal:
+        raise signal.step.outside() from None
+"""
