@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -290,6 +291,9 @@ def test_compare_reports_games_per_second_and_ratios_of_every_game(capsys):
     compare.main(["--games", "1", "--rounds", "1"])
     text = capsys.readouterr().out
     assert "| Qwixx | 3 |" in text and "Targets:" in text
+    # whether each target is met, for the API loop and for State.playout
+    assert re.search(r"Qwixx: vs plain: API loop (not )?met, playout (not )?met; "
+                     r"vs optimised: API loop (not )?met, playout (not )?met", text)
 
 
 def test_compare_refuses_zero_games_as_a_usage_error(capsys):
@@ -315,7 +319,8 @@ def test_instructions_reports_the_count_per_game_of_every_game_and_mode(monkeypa
     instructions.main(["--games", "4"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[1:] == [
-        f"  {name}: api 1.00 M, playout 0.80 M, plain 0.70 M; YAML / plain 0.70x"
+        f"  {name}: api 1.00 M, playout 0.80 M, plain 0.70 M; YAML / plain 0.70x "
+        "(playout 0.88x)"
         for name in ("Qwixx (3 players)", "Level X (2 players)", "Domino 7 (4 players)")]
 
 

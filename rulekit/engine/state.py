@@ -495,7 +495,10 @@ class State:
             c = self.determinize(pending.seat, random.Random(self._view_seed(pending.seat)))
         else:
             c = self._copy(False)
-            c.rng = random.Random(0)
+            # a Random(0), set from its state rather than seeded: a greedy bot previews
+            # every legal action of every decision
+            c.rng = random.Random.__new__(random.Random)
+            c.rng.setstate(_PREVIEW_RNG)
         if all(step.pure for step in chosen.steps):
             env = _rebind_env(chosen.env, c)
             try:
@@ -857,6 +860,9 @@ def _ask_anew(c: State) -> None:
     with budget.limit(budget.WORK_PER_CALL, "asking the decision anew in a copy"):
         c._run()
 
+
+#: the state of the RNG of a preview's copy: that of random.Random(0)
+_PREVIEW_RNG = random.Random(0).getstate()
 
 #: the names an end condition sees besides the globals: none (compiled code never writes to it)
 _NO_NAMES: dict = {}
