@@ -284,3 +284,93 @@ def test_a_study_of_random_bots_plays_the_games_of_their_choose(
         assert runs[0] == runs[1], seed
         assert runs[0][0][1] >= runs[0][0][0] > 0  # options summed, decisions
     assert len(fast_path) == 4  # the random bots' games, not the others'
+
+
+# every part of the flow the shipped games leave out: phases that end, `together` whose
+# choices run as frames (`check: effects`), a decision inside an action, `next_player`,
+# `reset: turn`, a trigger, `finish: round`
+MIXED = """\
+name: Mixed
+players: {min: 2, max: 4}
+vars:
+  points: {per: player, init: 0}
+  gathered: {per: player, init: 0}
+  moved: {init: 0, reset: turn}
+  bonus: {init: 0}
+components:
+  die: {kind: dice, dice: {d: 6}}
+flow:
+  phases:
+    - name: gather
+      turn:
+        - roll: die
+        - together:
+            who: everyone
+            pass: rest
+            options:
+              - for: "k in [1, die.d]"
+                label: "gather {k}"
+                do:
+                  - add: {player.gathered: k}
+                  - add: {moved: 1}
+      until: "turn >= 2 * player_count"
+    - name: spend
+      turn:
+        - roll: die
+        - choose:
+            who: active
+            options:
+              - for: "k in range(1, min(active.gathered, 3) + 1)"
+                label: "spend {k}"
+                do:
+                  - add: {active.gathered: "-k"}
+                  - add: {active.points: "k * die.d"}
+                  - choose:
+                      who: active
+                      options:
+                        - label: "again"
+                          do: [{next_player: active}]
+                        - label: "pass on"
+            none:
+              - add: {active.points: 1}
+        - if: "die.d == 6"
+          then: [{next_player: "(active.seat + 2) % player_count"}]
+triggers:
+  - when: "sum(p.points for p in players) > 10 * (bonus + 1)"
+    do: [{add: {bonus: 1}}]
+end:
+  when: "max(p.points for p in players) >= 40 or bonus >= 4"
+  finish: round
+  check: effects
+score: player.points
+"""
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_phases_windows_of_frames_nested_decisions_and_extra_turns_play_the_same(
+        tmp_path: Path, players: int) -> None:
+    path = write(tmp_path, MIXED)
+    fast, slow = load(path, True), load(path, False)
+    assert fast.turns is not None
+    for seed in range(12):
+        a, b = fast.new_game(players=players, seed=seed), slow.new_game(players=players,
+                                                                          seed=seed)
+        ra, rb = random.Random(seed), random.Random(seed)
+        assert outcome(a, a.playout(ra, 9)) == outcome(b, b.playout(rb, 9)), seed
+        assert outcome(a, a.playout(ra)) == outcome(b, b.playout(rb)), seed
+        assert a.is_over and a.phase == 1
+
+
+@pytest.mark.parametrize("name", ["PUSH", "LEAD"])
+def test_the_turn_order_games_play_the_same(tmp_path: Path, name: str) -> None:
+    """Push your luck with `repeat`, `break` and an extra turn on a 6; a winner who leads."""
+    import test_turn_order
+
+    path = write(tmp_path, getattr(test_turn_order, name))
+    fast, slow = load(path, True), load(path, False)
+    players = fast.min_players + 1
+    for seed in range(10):
+        a, b = fast.new_game(players=players, seed=seed), slow.new_game(players=players,
+                                                                          seed=seed)
+        ra, rb = random.Random(seed), random.Random(seed)
+        assert outcome(a, a.playout(ra)) == outcome(b, b.playout(rb)), seed
