@@ -5,7 +5,9 @@ written out as one Python function when the game loads: `for` clauses become Pyt
 loops, `let`s and loop variables Python locals, conditions and labels inline
 expressions; an env dict is built only for the options that are kept. Steps that only
 have effects, and triggers, become one function each in the same way, so that an action's
-effects run without a call per step or per expression. The source comes
+effects run without a call per step or per expression; so do the checks after a step (the
+triggers and the end conditions, by the parts each reads), and, for random play (see
+flowgen), the effects of the option played as one function of its values. The source comes
 from the checked expressions' `src` (see rulekit.expr.pysource): names are the
 compiler's own, and every value from the file is a constant, so a game file cannot change
 the shape of the code. Where an expression has no source form, the engine keeps the
