@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rulekit.engine.state import RUNTIME_ERRORS, _failed
 from rulekit.engine.steps import (
     MAX_INT,
     MAX_TRIGGER_FIRINGS,
@@ -227,7 +228,6 @@ def effects_function(names: tuple[str, ...], steps: Any, where: str
     """
     if not ENABLED or steps.__class__ is not Effects or not steps:
         return None
-    from rulekit.engine.state import RUNTIME_ERRORS, _failed
     consts: dict[str, Any] = {}
     out = _Block()
     with pysource.collecting(consts):

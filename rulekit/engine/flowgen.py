@@ -53,8 +53,10 @@ class _Writer:
         self.temps = 0
         self.ok = True
         self.consts: dict[int, str] = {}
-        #: the tables from an option's steps to their block: (name, {id: function name})
+        #: the tables from an option's steps to their block: (name, {id: function name}),
+        #: and the name of each decision's table
         self.tables: list[tuple[str, dict[int, str]]] = []
+        self.tables_of: dict[int, str] = {}
 
     def block(self, steps: tuple, checks: bool) -> str:
         """The name of the function that runs `steps` (written later, so blocks may recur)."""
@@ -300,24 +302,27 @@ class _Writer:
             self.add(depth, f"if {a}.steps:")
             self.add(depth + 1, f"st._effects({a})")
             return
-        acts = self.actions(step)
         self.add(depth, f"if {a}.steps.__class__ is {c(S.Effects)}:")
         self.add(depth + 1, f"st._effects({a})")
         self.add(depth, f"elif {a}.steps:")
-        self.add(depth + 1, "cx.depth += 1")
-        r = self.temp("r")
-        self.add(depth + 1, f"{r} = {acts}[{c(id)}({a}.steps)](st, {a}.env, cx)")
-        self.add(depth + 1, "cx.depth -= 1")
-        self.add(depth + 1, f"if {r}:")
-        self.add(depth + 2, "return True")
+        self.action_frame(depth + 1, step, a)
 
-    def actions(self, step: S.Choose) -> str:
-        """A table from each option's steps to the function that runs them as a frame."""
-        table = {id(o.steps): o.steps for o in step.options if o.steps}
-        names = {i: self.block(steps, self.check_effects) for i, steps in table.items()}
-        name = self.temp("acts")
-        self.tables.append((name, names))
-        return name
+    def action_frame(self, depth: int, step: S.Choose, a: str, pushed: bool = False) -> None:
+        """Run the steps of the Action `a` (one of `step`'s options) as the machine runs
+        an action's frame (`pushed`: counted on the stack already)."""
+        name = self.tables_of.get(id(step))
+        if name is None:  # a table from each option's steps to the function of the frame
+            table = {id(o.steps): o.steps for o in step.options if o.steps}
+            names = {i: self.block(steps, self.check_effects) for i, steps in table.items()}
+            name = self.tables_of[id(step)] = self.temp("acts")
+            self.tables.append((name, names))
+        r = self.temp("r")
+        if not pushed:
+            self.add(depth, "cx.depth += 1")
+        self.add(depth, f"{r} = {name}[{self.c(id)}({a}.steps)](st, {a}.env, cx)")
+        self.add(depth, "cx.depth -= 1")
+        self.add(depth, f"if {r}:")
+        self.add(depth + 1, "return True")
 
     def choose(self, step: S.Choose, checks: bool, k: str) -> None:
         c = self.c
@@ -341,13 +346,7 @@ class _Writer:
             self.add(3, f"st.log.append({{{c('seat')}: {seat}, {c('action')}: {a}.label, "
                         f"{c('forced')}: True}})")
             self.add(3, f"if {a}.steps:")
-            self.add(4, "cx.depth += 1")
-            r = self.temp("r")
-            acts = self.actions(step)
-            self.add(4, f"{r} = {acts}[{c(id)}({a}.steps)](st, {a}.env, cx)")
-            self.add(4, "cx.depth -= 1")
-            self.add(4, f"if {r}:")
-            self.add(5, "return True")
+            self.action_frame(4, step, a)
         self.add(2, "else:")
         record = self.pick(3, out)
         run = self.played(3, record, seat)
@@ -386,16 +385,11 @@ class _Writer:
         self.add(2, "cx.depth -= 1")
         a = self.temp("a")
         # each choice's steps as a frame, in seat order, all pushed at once
-        acts = self.actions(step)
         todo = self.temp("todo")
         self.add(2, f"{todo} = [{a} for {a} in {choices} if {a}.steps]")
         self.add(2, f"cx.depth += {c(len)}({todo})")
         self.add(2, f"for {a} in {todo}:")
-        r = self.temp("r")
-        self.add(3, f"{r} = {acts}[{c(id)}({a}.steps)](st, {a}.env, cx)")
-        self.add(3, "cx.depth -= 1")
-        self.add(3, f"if {r}:")
-        self.add(4, "return True")
+        self.action_frame(3, step, a, pushed=True)
 
 
 #: a bound of decisions no turn reaches: the turn has a loop of decisions
