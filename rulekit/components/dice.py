@@ -75,6 +75,8 @@ class DiceView:
     @property
     def faces(self) -> list[int]:
         faces, inp = self.s[0], self.s[1]
+        if False not in inp:  # most of the time every die is in play
+            return faces[:]
         return [f for f, p in zip(faces, inp) if p]
 
     @property
@@ -123,22 +125,16 @@ class DiceView:
         sums in ascending order; dice may stay unused, so the empty way is included.
 
         Splits that lead to the same sums are one choice in dice-race games; the answer
-        depends only on the faces, so it is computed once per roll pattern and shared.
+        depends only on the faces, so it is computed once per roll pattern and shared,
+        and found by the faces as rolled (sorting them costs more than the lookup).
         """
-        faces = tuple(sorted(self.faces))
-        key = (faces, lo, hi)
+        s = self.s
+        faces = s[0] if False not in s[1] else self.faces
+        key = (tuple(faces), lo, hi)
         cache = self.kind._sums
         hit = cache.get(key)
         if hit is None:
-            seen: set[tuple[int, ...]] = set()
-            hit = []
-            for split in self.kind.grouping_table(len(faces)):
-                sums = sorted(t for t in (sum(faces[i] for i in g) for g in split)
-                              if lo <= t <= hi)
-                if tuple(sums) not in seen:
-                    seen.add(tuple(sums))
-                    hit.append(sums)
-            hit.sort(key=lambda sums: (len(sums), sums))  # fewest groups, then smallest sums
+            hit = self.kind.sums_of(tuple(sorted(faces)), lo, hi)
             if len(cache) > 10_000:
                 cache.clear()
             cache[key] = hit
@@ -236,7 +232,8 @@ class Dice(Kind):
             "subsets": ListT(ListT(INT))},
             {"in_play": Method([STR], BOOL), "count": Method([INT], INT),
              "group_sums": Method([INT, INT], ListT(ListT(INT)))}, index=(STR, INT))
-        self._sums: dict[tuple, list[list[int]]] = {}
+        self._sums: dict[tuple, list[list[int]]] = {}  # by the faces as rolled
+        self._sorted_sums: dict[tuple, list[list[int]]] = {}
         self._subsets: dict[tuple, list[list[int]]] = {}
         self.secret = bool(self.config.get("secret", False))
         if self.secret and not self.per_player:
@@ -256,6 +253,25 @@ class Dice(Kind):
                     f"1 to {MAX_SIDES}", "check the param the sides come from")
             return 1
         return n
+
+    def sums_of(self, faces: tuple[int, ...], lo: int, hi: int) -> list[list[int]]:
+        """`group_sums` of sorted faces, computed once per pattern of faces."""
+        key = (faces, lo, hi)
+        hit = self._sorted_sums.get(key)
+        if hit is None:
+            seen: set[tuple[int, ...]] = set()
+            hit = []
+            for split in self.grouping_table(len(faces)):
+                sums = sorted(t for t in (sum(faces[i] for i in g) for g in split)
+                              if lo <= t <= hi)
+                if tuple(sums) not in seen:
+                    seen.add(tuple(sums))
+                    hit.append(sums)
+            hit.sort(key=lambda sums: (len(sums), sums))  # fewest groups, then smallest sums
+            if len(self._sorted_sums) > 10_000:
+                self._sorted_sums.clear()
+            self._sorted_sums[key] = hit
+        return hit
 
     def grouping_table(self, n: int) -> list:
         t = self._tables.get(n)
