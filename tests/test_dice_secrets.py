@@ -80,6 +80,7 @@ score: "sum(dice.faces)"
 """)
     st = rulekit.load_game(path).new_game(players=1, seed=0)
     st.resolve_chance({"a": 3})  # b is out of the game: not rolled
+    assert st.scores() == [3]  # and its face is not among the faces
     st.resolve_chance({"a": 6})  # a six brings b back
     assert st.is_over and st.view()["components"]["dice"] == {"a": 6, "b": 1}
 

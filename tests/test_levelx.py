@@ -109,6 +109,38 @@ def test_dice_5_5_5_5_offer_every_count_of_groups(game):
                                 "5 + 5 + 5", "5 + 5 + 10", "5 + 5 + 5 + 5"])
 
 
+def _outcomes(faces):
+    """Every list of row sums some split of the dice gives, spelt out: each die unused or in
+    one group; fewest groups first, then the smallest sums."""
+    found = set()
+
+    def split(i, groups):
+        if i == len(faces):
+            found.add(tuple(sorted(g for g in groups if g in SUMS)))
+            return
+        split(i + 1, groups)
+        for k in range(len(groups)):
+            split(i + 1, groups[:k] + [groups[k] + faces[i]] + groups[k + 1:])
+        split(i + 1, groups + [faces[i]])
+
+    split(0, [])
+    return [" + ".join(map(str, sums)) for sums in sorted(found, key=lambda s: (len(s), s))
+            if sums]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=4, max_size=4), st.randoms())
+def test_a_roll_offers_its_outcomes_in_order_whatever_order_the_dice_show(game, faces, rnd):
+    shuffled = list(faces)
+    rnd.shuffle(shuffled)
+    offered = []
+    for shown in (faces, shuffled, sorted(faces)):
+        s = game.new_game(players=2, seed=1)
+        s.resolve_chance(roll(*shown))
+        offered.append([a.label for a in s.legal_actions()])
+    assert offered[0] == offered[1] == offered[2] == _outcomes(faces) + ["pass"]
+
+
 def test_sums_are_listed_ascending_and_other_orders_are_illegal(game):
     s = game.new_game(players=2, seed=1)
     s.resolve_chance(roll(*R5_10))
