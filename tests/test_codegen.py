@@ -399,7 +399,10 @@ def first_labels(game: rulekit.Game) -> list[str]:
     {"SEP": ""},          # "12" may be 1 and 2 or 12: merged by labels
     {"SEP": "-"},         # "1-2" may be 1, 2 or 1, -2
     {"LISTS": "[[10 ** 20, 1], [10 ** 20, 1], [3]]"},   # long numbers: labels written at once
-], ids=["plain", "prefix", "pass-3", "pass-sum", "no-separator", "minus", "long-numbers"])
+    {"LISTS": "dice.group_sums(1, 12)"},                # a list without repeats
+    {"LISTS": "dice.group_sums(1, 12)", "SEP": ""},     # ... whose labels may still merge
+], ids=["plain", "prefix", "pass-3", "pass-sum", "no-separator", "minus", "long-numbers",
+        "distinct", "distinct-no-separator"])
 def test_options_merged_by_their_numbers_offer_the_labels_of_the_closures(
         tmp_path: Path, words: dict[str, str]) -> None:
     fast, slow = numbers_game(tmp_path, True, **words), numbers_game(tmp_path, False, **words)
@@ -421,6 +424,23 @@ def test_options_of_the_same_numbers_are_one_choice_and_the_pass_label_stays(
     state.apply("5 + 3")
     assert state.log[-1] == {"seat": 0, "action": "5 + 3"}
     assert state.scores() == [8, 0]
+
+
+def test_options_of_a_list_without_repeats_are_kept_without_comparing_labels(
+        tmp_path: Path) -> None:
+    """group_sums promises no two equal lists: its options need no set of labels seen, and
+    random play keeps each list as it is, writing the label of the move played only."""
+    game = numbers_game(tmp_path, True, LISTS="dice.group_sums(1, 12)")
+    records = next(src for src in game.generated if "group_sums" in src).split(
+        "def records")[1].split("def make")[0]
+    assert "seen" not in records.split(":", 1)[1]
+    assert first_labels(game) == ["", "3", "5", "8", "3 + 5", "pass"]
+    merged = numbers_game(tmp_path, True, LISTS="dice.group_sums(1, 12)", SEP="")
+    assert "seen.add" in merged.generated[0]  # "35" is 3 and 5 or 35: merged by labels
+    state = game.new_game(seed=5)
+    state.resolve_chance({"d1": 3, "d2": 5})
+    state.playout(random.Random(3), 1)
+    assert state.log[-1]["action"] in first_labels(game)
 
 
 def test_hostile_labels_made_of_numbers_do_not_change_the_shape(tmp_path: Path) -> None:

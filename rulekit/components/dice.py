@@ -231,7 +231,8 @@ class Dice(Kind):
             "all_names": ListT(STR), "removed": ListT(STR), "sides": ListT(INT),
             "subsets": ListT(ListT(INT))},
             {"in_play": Method([STR], BOOL), "count": Method([INT], INT),
-             "group_sums": Method([INT, INT], ListT(ListT(INT)))}, index=(STR, INT))
+             "group_sums": Method([INT, INT], ListT(ListT(INT)), distinct=True)},
+            index=(STR, INT))
         self._sums: dict[tuple, list[list[int]]] = {}  # by the faces as rolled
         self._sorted_sums: dict[tuple, list[list[int]]] = {}
         self._subsets: dict[tuple, list[list[int]]] = {}

@@ -128,38 +128,53 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             lines.append(f"{pad}if {cond.src}:")
             depth += 1
             pad = "    " * depth
+        head = lines[1:]  # the loops, lets and condition both functions share
+        # a keyed label of the list that a single loop runs over without repeats (see
+        # Method.distinct): no two options share a label, and none the pass label
+        unique = (keyed is not None and len(clauses) == 1 and iterate.distinct[0]
+                  and keyed[1] == clauses[0][1])
         if keyed is None:
             lines.append(f"{pad}label = {label.src}")
+            rec_label = lines[-1:]
             make = f"{k_action}(label, seat, {k_steps}, e)"
         else:
             form, xs, digits = keyed
             k_tuple, k_list = pysource.const(tuple), pysource.const(list)
             k_parts = pysource.const(_JOIN_PARTS)
             k_hi = pysource.const(10**digits)
+            k_sum, k_map, k_abs = pysource.const(sum), pysource.const(map), pysource.const(abs)
             lines += [
                 # the numbers themselves stand for the label where they give it one to one
                 f"{pad}label = ({k_tuple}({xs}) if {xs}.__class__ is {k_list} and "
                 f"{k_len}({xs}) <= {k_parts} else None)",
                 # no number of more digits (the sum of sizes bounds each; min and max cost
                 # more than this)
-                f"{pad}if label is None or {pysource.const(sum)}({pysource.const(map)}("
-                f"{pysource.const(abs)}, label)) >= {k_hi}:",
+                f"{pad}if label is None or {k_sum}({k_map}({k_abs}, label)) >= {k_hi}:",
                 f"{pad}    label = {label.src}",
             ]
+            rec_label = lines[-3:]
+            if unique:  # the list itself is the record's key (it has no repeats)
+                rec_label = [f"{pad}label = ({xs} if {xs}.__class__ is {k_list} and "
+                             f"{k_len}({xs}) <= {k_parts} and {k_sum}({k_map}({k_abs}, "
+                             f"{xs})) < {k_hi} else {label.src})"]
             make = (f"({pysource.const(KeyedAction)}({pysource.const(form)}, label, seat, "
                     f"{k_steps}, e) if label.__class__ is {k_tuple} else "
                     f"{k_action}(label, seat, {k_steps}, e))")
-        lines += [
-            f"{pad}if label not in seen:",
-            f"{pad}    if {k_len}(out) >= {k_max}:",
-            f"{pad}        raise {k_too_many}()",
-            f"{pad}    seen.add(label)",
-        ]
-        body = lines[1:]
-        lines.append(f"{pad}    e = base.copy()")
+        if unique:
+            keep = [f"{pad}if {k_len}(out) >= {k_max}:",
+                    f"{pad}    raise {k_too_many}()"]
+            inner_pad = pad
+        else:
+            keep = [f"{pad}if label not in seen:",
+                    f"{pad}    if {k_len}(out) >= {k_max}:",
+                    f"{pad}        raise {k_too_many}()",
+                    f"{pad}    seen.add(label)"]
+            inner_pad = pad + "    "
+        lines += keep
+        lines.append(f"{inner_pad}e = base.copy()")
         for name, pyname in bound:
-            lines.append(f"{pad}    e[{pysource.const(name)}] = {pyname}")
-        lines.append(f"{pad}    out.append({make})")
+            lines.append(f"{inner_pad}e[{pysource.const(name)}] = {pyname}")
+        lines.append(f"{inner_pad}out.append({make})")
         # the same options as records: the values bound, and a maker of the Action
         make_fn, make_source = _record_maker(tuple(name for name, _p in bound), steps,
                                              keyed[0] if keyed is not None else None)
@@ -170,8 +185,8 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         k_make = pysource.const(make_fn)
         values = (bound[0][1] if len(bound) == 1
                   else "(" + "".join(f"{pyname}, " for _n, pyname in bound) + ")")
-        records = (["def records(st, base, seat, out, seen):"] + body
-                   + [f"{pad}    out.append((label, {k_make}, {values}))"])
+        records = (["def records(st, base, seat, out, seen):"] + head + rec_label + keep
+                   + [f"{inner_pad}out.append((label, {k_make}, {values}))"])
     source = "\n".join(lines) + "\n"
     record_source = "\n".join(records) + "\n"
     return (pysource.compile_function(source, consts, "generate"),
@@ -184,8 +199,8 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
                   ) -> tuple[Callable[[Any, int, dict, Any], Action], str]:
     """The maker of an option's records `(key, make, values)`: the Action, with `values`
     (a tuple; for one name, the value itself) bound to `names` in a copy of the decision's
-    env, as the option's generator makes it. With `form` (a keyed label), a key that is a
-    tuple of numbers makes a KeyedAction. Generated too: it runs once per move played."""
+    env, as the option's generator makes it. With `form` (a keyed label), a key of numbers
+    makes a KeyedAction. Generated too: it runs once per move played."""
     consts: dict[str, Any] = {}
     with pysource.collecting(consts):
         lines = ["def make(key, seat, base, values):", "    e = base.copy()"]
@@ -196,9 +211,11 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
                 lines.append(f"    e[{pysource.const(name)}] = values[{i}]")
         k_steps = pysource.const(steps)
         if form is not None:
-            lines.append(f"    if key.__class__ is {pysource.const(tuple)}:")
+            # numbers (a tuple, or a list that is its loop's element) rather than a label
+            lines.append(f"    if key.__class__ is not {pysource.const(str)}:")
             lines.append(f"        return {pysource.const(KeyedAction)}("
-                         f"{pysource.const(form)}, key, seat, {k_steps}, e)")
+                         f"{pysource.const(form)}, {pysource.const(tuple)}(key), seat, "
+                         f"{k_steps}, e)")
         lines.append(f"    return {pysource.const(Action)}(key, seat, {k_steps}, e)")
     source = "\n".join(lines) + "\n"
     make = pysource.compile_function(source, consts, "make")

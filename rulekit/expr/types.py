@@ -77,13 +77,15 @@ class ListT(Type):
 
 
 class Method:
-    """The signature of a method an object type offers to expressions."""
+    """The signature of a method an object type offers to expressions; `distinct`: the
+    list it returns never holds two equal elements (generated option loops rely on it)."""
 
-    __slots__ = ("params", "returns")
+    __slots__ = ("params", "returns", "distinct")
 
-    def __init__(self, params: list[Type], returns: Type) -> None:
+    def __init__(self, params: list[Type], returns: Type, distinct: bool = False) -> None:
         self.params = list(params)
         self.returns = returns
+        self.distinct = distinct
 
     def __repr__(self) -> str:
         args = ", ".join(p.name for p in self.params)
