@@ -443,6 +443,30 @@ def test_options_of_a_list_without_repeats_are_kept_without_comparing_labels(
     assert state.log[-1]["action"] in first_labels(game)
 
 
+def test_group_sums_keeps_its_promise_at_the_most_dice_and_sides(tmp_path: Path) -> None:
+    """What generated loops rely on (Method.distinct, Method.numbers) holds at the extremes:
+    eight dice of 1000 sides."""
+    dice = ", ".join(f"d{i}: 1000" for i in range(1, 9))
+    path = tmp_path / "big.yaml"
+    path.write_text(NUMBERS.replace("{d1: 6, d2: 6}", "{" + dice + "}")
+                    .replace("@LISTS@", "dice.group_sums(1, 10000)").replace("@PASS@", "pass")
+                    .replace("@PREFIX@", "").replace("@SEP@", " + "), encoding="utf-8")
+    game = rulekit.load_game(path)
+    method = game.components[0].type.methods["group_sums"]
+    most, digits = method.numbers
+    largest = 0
+    for faces in ([1000] * 8, [1, 2, 3, 4, 5, 6, 7, 8], [999, 1, 1000, 1, 1000, 2, 500, 500]):
+        state = game.new_game(seed=1)
+        state.resolve_chance({f"d{i}": f for i, f in enumerate(faces, 1)})
+        sums = state.gviews[0].group_sums(1, 10000)
+        assert len({tuple(x) for x in sums}) == len(sums)  # distinct
+        assert max(len(x) for x in sums) == most == 8
+        assert all(0 < v < 10 ** digits for x in sums for v in x)
+        assert [a.label for a in state.legal_actions()][-1] == "pass"
+        largest = max([largest] + [v for x in sums for v in x])
+    assert largest == 8000 and digits == 4  # the promise is as tight as it can be
+
+
 def test_hostile_labels_made_of_numbers_do_not_change_the_shape(tmp_path: Path) -> None:
     plain = numbers_game(tmp_path, True, PREFIX="sums ").generated
     hostile = numbers_game(tmp_path, True, PASS="x\\\"); import os #",

@@ -231,7 +231,10 @@ class Dice(Kind):
             "all_names": ListT(STR), "removed": ListT(STR), "sides": ListT(INT),
             "subsets": ListT(ListT(INT))},
             {"in_play": Method([STR], BOOL), "count": Method([INT], INT),
-             "group_sums": Method([INT, INT], ListT(ListT(INT)), distinct=True)},
+             # sums of at most 8 dice of at most 1000 sides
+             "group_sums": Method([INT, INT], ListT(ListT(INT)), distinct=True,
+                                  numbers=(MAX_GROUPED_DICE,
+                                           len(str(MAX_GROUPED_DICE * MAX_SIDES))))},
             index=(STR, INT))
         self._sums: dict[tuple, list[list[int]]] = {}  # by the faces as rolled
         self._sorted_sums: dict[tuple, list[list[int]]] = {}

@@ -129,34 +129,39 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             depth += 1
             pad = "    " * depth
         head = lines[1:]  # the loops, lets and condition both functions share
-        # a keyed label of the list that a single loop runs over without repeats (see
-        # Method.distinct): no two options share a label, and none the pass label
-        unique = (keyed is not None and len(clauses) == 1 and iterate.distinct[0]
-                  and keyed[1] == clauses[0][1])
+        # a keyed label of the list that a single loop runs over, which has no repeats and
+        # only numbers short enough to write any time (see Method): no two options share
+        # a label, none has the pass label, and the list itself is a record's key
+        unique = False
+        if keyed is not None and len(clauses) == 1 and keyed[1] == clauses[0][1]:
+            distinct, numbers = iterate.promises[0]
+            unique = (distinct and numbers is not None and numbers[0] <= _JOIN_PARTS
+                      and numbers[1] <= keyed[2])
         if keyed is None:
             lines.append(f"{pad}label = {label.src}")
             rec_label = lines[-1:]
             make = f"{k_action}(label, seat, {k_steps}, e)"
         else:
             form, xs, digits = keyed
-            k_tuple, k_list = pysource.const(tuple), pysource.const(list)
-            k_parts = pysource.const(_JOIN_PARTS)
-            k_hi = pysource.const(10**digits)
-            k_sum, k_map, k_abs = pysource.const(sum), pysource.const(map), pysource.const(abs)
-            lines += [
-                # the numbers themselves stand for the label where they give it one to one
-                f"{pad}label = ({k_tuple}({xs}) if {xs}.__class__ is {k_list} and "
-                f"{k_len}({xs}) <= {k_parts} else None)",
-                # no number of more digits (the sum of sizes bounds each; min and max cost
-                # more than this)
-                f"{pad}if label is None or {k_sum}({k_map}({k_abs}, label)) >= {k_hi}:",
-                f"{pad}    label = {label.src}",
-            ]
-            rec_label = lines[-3:]
-            if unique:  # the list itself is the record's key (it has no repeats)
-                rec_label = [f"{pad}label = ({xs} if {xs}.__class__ is {k_list} and "
-                             f"{k_len}({xs}) <= {k_parts} and {k_sum}({k_map}({k_abs}, "
-                             f"{xs})) < {k_hi} else {label.src})"]
+            k_tuple = pysource.const(tuple)
+            if unique:
+                lines.append(f"{pad}label = {k_tuple}({xs})")
+                rec_label = [f"{pad}label = {xs}"]
+            else:
+                k_list, k_parts = pysource.const(list), pysource.const(_JOIN_PARTS)
+                k_hi = pysource.const(10**digits)
+                lines += [
+                    # the numbers themselves stand for the label where they give it one
+                    # to one
+                    f"{pad}label = ({k_tuple}({xs}) if {xs}.__class__ is {k_list} and "
+                    f"{k_len}({xs}) <= {k_parts} else None)",
+                    # no number of more digits (the sum of sizes bounds each; min and max
+                    # cost more than this)
+                    f"{pad}if label is None or {pysource.const(sum)}({pysource.const(map)}("
+                    f"{pysource.const(abs)}, label)) >= {k_hi}:",
+                    f"{pad}    label = {label.src}",
+                ]
+                rec_label = lines[-3:]
             make = (f"({pysource.const(KeyedAction)}({pysource.const(form)}, label, seat, "
                     f"{k_steps}, e) if label.__class__ is {k_tuple} else "
                     f"{k_action}(label, seat, {k_steps}, e))")

@@ -93,7 +93,7 @@ class _N:
     """
 
     __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined", "distinct")
+                 "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined", "promise")
 
     def __init__(
         self,
@@ -126,8 +126,8 @@ class _N:
         self.reads: frozenset[str] | None = frozenset()
         #: join(SEP, xs) of whole numbers with a constant SEP: (SEP, the node of xs)
         self.joined: tuple[str, _N] | None = None
-        #: the value is a list without two equal elements (a method's promise)
-        self.distinct = False
+        #: what a method promises of the list it returns: (distinct, numbers), see Method
+        self.promise: tuple[bool, tuple[int, int] | None] = (False, None)
 
 
 class _Gen:
@@ -712,7 +712,7 @@ class _Compiler:
             )
         # A method may read anything from its object: never computed at load time.
         node = _make(fn, result, base.pos, [base, *args], dyn=True)
-        node.distinct = method.distinct
+        node.promise = (method.distinct, method.numbers)
         if (base.src is not None and py.identifier(name)
                 and all(a.src is not None for a in args)):
             node.src = f"{base.src}.{name}({', '.join(a.src for a in args)})"  # type: ignore[misc]
@@ -1797,7 +1797,7 @@ def compile_bindings(
         inner = scope
         clauses: list[tuple[str, Fn]] = []
         srcs: list[tuple[str, str, str | None]] = []
-        distinct: list[bool] = []
+        promises: list[tuple[bool, tuple[int, int] | None]] = []
         consts: dict[str, Any] = {}
         reads: frozenset[str] | None = frozenset()  # what the lists looped over depend on
         seen: set[str] = set()
@@ -1820,12 +1820,12 @@ def compile_bindings(
             reads = None if reads is None or node.reads is None else reads | node.reads
             inner = inner.with_local(name, elem, node.reads)
             srcs.append((name, inner.pynames[name], node.iter_src or node.src))
-            distinct.append(node.distinct)
+            promises.append(node.promise)
         iterate = _bindings_iterator(clauses)
         # for generated code: each clause's name, Python local and iterable's source
         iterate.srcs = tuple(srcs)  # type: ignore[attr-defined]
-        # which clauses loop over a list without repeats (see Method.distinct)
-        iterate.distinct = tuple(distinct)  # type: ignore[attr-defined]
+        # what each clause's list is promised to be (see Method)
+        iterate.promises = tuple(promises)  # type: ignore[attr-defined]
         iterate.consts = consts  # type: ignore[attr-defined]
         iterate.reads = reads  # type: ignore[attr-defined]
         return iterate, inner

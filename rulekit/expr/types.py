@@ -77,15 +77,21 @@ class ListT(Type):
 
 
 class Method:
-    """The signature of a method an object type offers to expressions; `distinct`: the
-    list it returns never holds two equal elements (generated option loops rely on it)."""
+    """The signature of a method an object type offers to expressions.
 
-    __slots__ = ("params", "returns", "distinct")
+    What a method may promise of the list it returns, which generated option loops rely on:
+    `distinct`, it never holds two equal elements; `numbers=(n, d)`, each element is a list
+    of at most n whole numbers of at most d digits.
+    """
 
-    def __init__(self, params: list[Type], returns: Type, distinct: bool = False) -> None:
+    __slots__ = ("params", "returns", "distinct", "numbers")
+
+    def __init__(self, params: list[Type], returns: Type, distinct: bool = False,
+                 numbers: tuple[int, int] | None = None) -> None:
         self.params = list(params)
         self.returns = returns
         self.distinct = distinct
+        self.numbers = numbers
 
     def __repr__(self) -> str:
         args = ", ".join(p.name for p in self.params)
