@@ -70,6 +70,11 @@ class FlowError(RulekitError):
     """The game's flow went wrong at run time (no legal option, a loop that never ends, ...)."""
 
 
+class PieceError(FlowError):
+    """A building block cannot do what a step asked (a lane it does not have, a tile that
+    does not fit): the engine names the step that asked, as for any failure of a step."""
+
+
 class EndlessFlowError(FlowError):
     """The flow does not end: the step budget ran out, blocks nest without end, a trigger
     never stops firing. The message names the step it was at."""

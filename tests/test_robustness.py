@@ -9,6 +9,7 @@ and `rulekit validate --simulate`.
 from __future__ import annotations
 
 import json
+import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,8 @@ from rulekit.check import (
     check_game,
 )
 from rulekit.cli import main
+from rulekit.engine import codegen, flowgen
+from rulekit.expr import pysource
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -574,6 +577,52 @@ def test_run_time_numbers_are_bounded(change: tuple[str, str], needle: str,
     game = tiny_game(tmp_path, swap(*change, swap(">= params.target", "< 0")))  # no end
     with pytest.raises(rulekit.FlowError, match=needle):
         play_to_the_end(game.new_game(players=2, seed=1))
+
+
+@pytest.mark.parametrize(("component", "step", "needle"), [
+    ("board: {kind: track, lanes: [1, 2], lengths: [3, 3]}",
+     "advance: {track: board, lane: 7, player: active}",
+     "track 'board' has no lane 7; its lanes are 1, 2"),
+    ("chips: {kind: supply, keys: [1, 2], count: 3}",
+     'add: {active.points: "chips[7]"}',
+     "supply 'chips' has no pile 7; its piles are 1, 2"),
+    ("chips: {kind: supply, keys: [1, 2], count: 3}\n  won: {kind: supply, per: player, "
+     "keys: [1, 2]}",
+     "move_token: {from: chips, key: 7, to: active.won}",
+     "supply 'chips' has no pile 7; its piles are 1, 2"),
+    ("", "remove_die: {dice: dice, die: \"'d9'\"}", "dice 'dice' have no die 'd9'"),
+], ids=["track-lane", "supply-read", "supply-move", "dice-name"])
+def test_a_building_block_that_refuses_a_step_names_the_step(
+        tmp_path: Path, component: str, step: str, needle: str) -> None:
+    """A lane, a pile or a die the file does not have: the step that asked for it is named
+    with file:line:col, on the generated code and the closures alike, through the API, in
+    random play and in `rulekit simulate` (exit 1, no traceback)."""
+    text = swap('      - add: {active.points: "dice.d1 + dice.d2"}', f"      - {step}")
+    if component:
+        text = swap("components:\n", f"components:\n  {component}\n", text)
+    path = tmp_path / "game.yaml"
+    path.write_text(text)
+    where = f"{path}:{line_of(text, '- ' + step)}:9"  # the procedure's step
+    messages = []
+    for generated in (True, False):
+        old = codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED
+        codegen.ENABLED = pysource.FUNCTIONS = flowgen.ENABLED = generated
+        try:
+            game = rulekit.load_game(path)
+        finally:
+            codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED = old
+        state = game.new_game(players=2, seed=1)
+        state.resolve_chance()
+        with pytest.raises(rulekit.FlowError) as api:
+            state.apply("take 1")
+        with pytest.raises(rulekit.FlowError) as playout:
+            game.new_game(players=2, seed=1).playout(random.Random(1))
+        messages += [str(api.value), str(playout.value)]
+    assert len(set(messages)) == 1
+    assert messages[0] == f"{where}: an action failed while the game ran: {needle}"
+    result = run("simulate", path, "--games", "2")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"{where}: an action failed while the game ran: {needle}" in result.output
 
 
 def test_groupings_of_too_many_dice(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value, key_list
 from rulekit.components.markup import esc
 from rulekit.engine.steps import MAX_INT
-from rulekit.errors import FlowError
+from rulekit.errors import PieceError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Type
 from rulekit.expr.budget import MAX_STR, charge
 
@@ -30,11 +30,11 @@ DEFAULT_SIZE = 1_000
 def _checked(kind: Any, value: Any) -> Any:
     """`value` if it is of the container's item type and within the bounds of a variable."""
     if type(value) is not kind.item_py:
-        raise FlowError(f"{kind.name} holds {kind.items} values, not {value!r}")
+        raise PieceError(f"{kind.name} holds {kind.items} values, not {value!r}")
     if kind.item_py is int and abs(value) >= MAX_INT:
-        raise FlowError(f"{kind.name}: {value} has more than 30 digits")
+        raise PieceError(f"{kind.name}: {value} has more than 30 digits")
     if kind.item_py is str and len(value) > MAX_STR:
-        raise FlowError(f"{kind.name}: a name of {len(value)} characters, more than "
+        raise PieceError(f"{kind.name}: a name of {len(value)} characters, more than "
                         f"the {MAX_STR} allowed")
     return value
 
@@ -102,7 +102,7 @@ class ListView(_View):
     # ---- effects ------------------------------------------------------------------------
     def _append(self, value: Any) -> None:
         if len(self.s) >= self.kind.max_size:
-            raise FlowError(f"{self} is full: it holds at most {self.kind.max_size} items "
+            raise PieceError(f"{self} is full: it holds at most {self.kind.max_size} items "
                             "(its max_size)")
         self.s.append(_checked(self.kind, value))
 
@@ -115,7 +115,7 @@ class ListView(_View):
 
     def _set(self, index: int, value: Any) -> None:
         if not -len(self.s) <= index < len(self.s):
-            raise FlowError(f"{self} has no item {index}: it holds {len(self.s)}")
+            raise PieceError(f"{self} has no item {index}: it holds {len(self.s)}")
         self.s[index] = _checked(self.kind, value)
 
     def _clear(self) -> None:
@@ -130,7 +130,7 @@ class MapView(_View):
     def _key(self, key: Any) -> int:
         i = self.kind.key_index.get(key)
         if i is None:
-            raise FlowError(f"{self} has no key {key!r}; its keys are "
+            raise PieceError(f"{self} has no key {key!r}; its keys are "
                             f"{', '.join(map(str, self.kind.keys))}")
         return i
 
@@ -165,7 +165,7 @@ class MapView(_View):
 
     def _add(self, key: Any, amount: Any) -> None:
         if self.kind.item_py is not int or type(amount) is not int:
-            raise FlowError(f"`add_to` adds whole numbers to a map of int values; "
+            raise PieceError(f"`add_to` adds whole numbers to a map of int values; "
                             f"{self.kind.name} holds {self.kind.items}")
         i = self._key(key)
         self.s[i] = _checked(self.kind, self.s[i] + amount)

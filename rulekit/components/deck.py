@@ -18,7 +18,7 @@ from typing import Any
 from rulekit.components.base import Chance, Effect, Kind, register
 from rulekit.components.fixed import MAX_ITEMS, fixed_value, hands_fit
 from rulekit.components.markup import card, card_backs, esc
-from rulekit.errors import FlowError
+from rulekit.errors import FlowError, PieceError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Scope
 from rulekit.expr.budget import charge
 
@@ -142,7 +142,7 @@ class ZoneView:
         try:
             self.cards_.remove(card)
         except ValueError:
-            raise FlowError(f"{self} does not hold {card}") from None
+            raise PieceError(f"{self} does not hold {card}") from None
         to._put(card)
 
     def _draw(self, to: ZoneView, count: int | None) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from rulekit.components.base import Chance, Effect, Kind, register
 from rulekit.components.fixed import fixed_value
 from rulekit.components.markup import die_svg, pre
-from rulekit.errors import FlowError
+from rulekit.errors import PieceError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
 #: the most sides a die may have
@@ -104,7 +104,7 @@ class DiceView:
         if hit is None:
             pos = [i for i, p in enumerate(inp) if p]
             if len(pos) > MAX_SUBSET_DICE:
-                raise FlowError(f"dice '{self.kind.name}': {len(pos)} dice have too many "
+                raise PieceError(f"dice '{self.kind.name}': {len(pos)} dice have too many "
                                 f"sets; subsets takes at most {MAX_SUBSET_DICE} dice")
             hit = cache[inp] = [[pos[k] for k in range(len(pos)) if m >> k & 1]
                                 for m in range(1, 1 << len(pos))]
@@ -145,23 +145,23 @@ class DiceView:
             return st.gviews[self.kind.index]
         return st.players[self.seat].view_of(self.kind)
 
-    def _remove(self, name: str) -> None:
-        i = self.kind.pos.get(name)
-        if i is not None:
-            self.s[1][i] = False
-
-    def _restore(self, name: str) -> None:
-        i = self.kind.pos.get(name)
-        if i is not None:
-            self.s[1][i] = True
-
-    def _set_face(self, name: str, face: int) -> None:
+    def _die(self, name: str) -> int:
         i = self.kind.pos.get(name)
         if i is None:
-            raise FlowError(f"dice '{self.kind.name}' have no die '{name}'")
+            raise PieceError(f"dice '{self.kind.name}' have no die '{name}'")
+        return i
+
+    def _remove(self, name: str) -> None:
+        self.s[1][self._die(name)] = False
+
+    def _restore(self, name: str) -> None:
+        self.s[1][self._die(name)] = True
+
+    def _set_face(self, name: str, face: int) -> None:
+        i = self._die(name)
         sides = self.kind.sides[i]
         if type(face) is not int or not 1 <= face <= sides:
-            raise FlowError(f"die '{name}' shows 1 to {sides}, not {face!r}")
+            raise PieceError(f"die '{name}' shows 1 to {sides}, not {face!r}")
         self.s[0][i] = face
 
     def _roll_only(self, names: list[str] | None) -> None:
@@ -172,7 +172,7 @@ class DiceView:
         pos = self.kind.pos
         unknown = [n for n in names if n not in pos]
         if unknown:
-            raise FlowError(f"dice '{self.kind.name}' have no die '{unknown[0]}'")
+            raise PieceError(f"dice '{self.kind.name}' have no die '{unknown[0]}'")
         inp = self.s[1]
         self.s[2] = [inp[i] and n in names for i, n in enumerate(self.kind.names)]
 
@@ -281,7 +281,7 @@ class Dice(Kind):
         t = self._tables.get(n)
         if t is None:
             if n > MAX_GROUPED_DICE:  # the splits grow faster than exponentially
-                raise FlowError(f"dice '{self.name}': {n} dice have too many ways to be split "
+                raise PieceError(f"dice '{self.name}': {n} dice have too many ways to be split "
                                 f"into groups; groupings and group_sums take at most "
                                 f"{MAX_GROUPED_DICE} dice")
             t = self._tables[n] = _groupings(n)

@@ -15,7 +15,7 @@ from typing import Any
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value
 from rulekit.components.markup import board_svg
-from rulekit.errors import FlowError, RulekitError
+from rulekit.errors import PieceError, RulekitError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 from rulekit.expr.budget import charge
 
@@ -39,7 +39,7 @@ class GridView:
     def _cell(self, row: int, column: int) -> int:
         k = self.kind
         if not (0 <= row < k.rows and 0 <= column < k.columns):
-            raise FlowError(f"{k.name} has no cell at row {row}, column {column}: rows 0 to "
+            raise PieceError(f"{k.name} has no cell at row {row}, column {column}: rows 0 to "
                             f"{k.rows - 1}, columns 0 to {k.columns - 1}")
         return row * k.columns + column
 
@@ -115,21 +115,21 @@ class GridView:
     # ---- effects ------------------------------------------------------------------------
     def _piece(self, piece: str) -> str:
         if piece not in self.kind.piece_set:
-            raise FlowError(f"{self.kind.name} has no piece {piece!r}; its pieces are "
+            raise PieceError(f"{self.kind.name} has no piece {piece!r}; its pieces are "
                             f"{', '.join(self.kind.pieces)}")
         return piece
 
     def _place(self, row: int, column: int, piece: str) -> None:
         i = self._cell(row, column)
         if self.s[i] != EMPTY:
-            raise FlowError(f"{self.kind.name}: the cell at row {row}, column {column} holds "
+            raise PieceError(f"{self.kind.name}: the cell at row {row}, column {column} holds "
                             f"{self.s[i]} already")
         self.s[i] = self._piece(piece)
 
     def _drop(self, column: int, piece: str) -> None:
         h = self.height(column)
         if h == self.kind.rows:
-            raise FlowError(f"{self.kind.name}: column {column} is full")
+            raise PieceError(f"{self.kind.name}: column {column} is full")
         self.s[h * self.kind.columns + column] = self._piece(piece)
 
     def _clear(self, row: int, column: int) -> None:

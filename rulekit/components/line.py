@@ -16,7 +16,7 @@ from typing import Any
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.markup import esc, tile_svg
 from rulekit.components.tiles import HAND_T, TILE_T, Tile
-from rulekit.errors import FlowError
+from rulekit.errors import PieceError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
 SIDES = ("left", "right")
@@ -139,19 +139,19 @@ class LineView:
     # ---- effects ----------------------------------------------------------------------------
     def _lay(self, tile: Tile, end: str | None, hand: Any) -> None:
         if not isinstance(tile, Tile):
-            raise FlowError(f"only a tile can be laid in line '{self.kind.name}', not {tile!r}")
+            raise PieceError(f"only a tile can be laid in line '{self.kind.name}', not {tile!r}")
         placed = self.s[0]
         if placed:
             sides = self.ends_for(tile)
             if end is None:
                 if not sides:
-                    raise FlowError(f"{tile} fits no open end of line '{self.kind.name}'")
+                    raise PieceError(f"{tile} fits no open end of line '{self.kind.name}'")
                 end = sides[0]
             elif end not in SIDES:
-                raise FlowError(f"a line has the ends 'left' and 'right', not {end!r}")
+                raise PieceError(f"a line has the ends 'left' and 'right', not {end!r}")
             elif end not in sides:
                 value = placed[0][0] if end == "left" else placed[-1][1]
-                raise FlowError(f"{tile} does not fit the {end} end ({value}) of line "
+                raise PieceError(f"{tile} does not fit the {end} end ({value}) of line "
                                 f"'{self.kind.name}'")
         if hand is not None:
             hand._remove(tile)

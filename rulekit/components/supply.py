@@ -13,7 +13,7 @@ from typing import Any
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import LOAD_ERRORS, for_players, key_list
 from rulekit.components.markup import piles
-from rulekit.errors import FlowError
+from rulekit.errors import PieceError
 from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT, Scope
 
 #: the type of the `to` argument; object types fit by name
@@ -33,13 +33,14 @@ class SupplyView:
     def _key(self, key: Any) -> int:
         i = self.kind.key_index.get(key)
         if i is None:
-            raise FlowError(f"supply '{self.kind.name}' has no pile {key!r}; its piles are "
+            raise PieceError(f"supply '{self.kind.name}' has no pile {key!r}; its piles are "
                             f"{', '.join(map(str, self.kind.keys))}")
         return i
 
     # ---- read ---------------------------------------------------------------------------
     def __getitem__(self, key: Any) -> int:
-        return self.s[self._key(key)]
+        i = self.kind.key_index.get(key)  # _key written out: read at every move of a game
+        return self.s[i if i is not None else self._key(key)]
 
     def __len__(self) -> int:
         return len(self.s)
@@ -76,11 +77,15 @@ class SupplyView:
 
     # ---- effects ------------------------------------------------------------------------
     def _move(self, key: Any, to: SupplyView, count: int | None) -> None:
-        i = self._key(key)
+        i = self.kind.key_index.get(key)
+        if i is None:
+            i = self._key(key)
         n = min(self.s[i], 1 if count is None else count)
         if n <= 0:
             return
-        j = to._key(key)
+        j = to.kind.key_index.get(key)
+        if j is None:
+            j = to._key(key)
         self.s[i] -= n
         to.s[j] += n
 

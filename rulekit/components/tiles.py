@@ -15,7 +15,7 @@ from typing import Any
 from rulekit.components.base import Chance, Effect, Kind, register
 from rulekit.components.fixed import hands_fit
 from rulekit.components.markup import esc, tile_back, tile_svg
-from rulekit.errors import FlowError
+from rulekit.errors import PieceError
 from rulekit.expr import BOOL, INT, ListT, Method, ObjT, Scope
 from rulekit.expr.scope import Global
 
@@ -87,7 +87,7 @@ class HandView:
         try:
             hand.remove(tile)
         except ValueError:
-            raise FlowError(f"player {self.seat} does not hold {tile}") from None
+            raise PieceError(f"player {self.seat} does not hold {tile}") from None
 
     def __str__(self) -> str:
         return " ".join(t.name for t in self.s[0][self.seat])

@@ -13,7 +13,7 @@ from typing import Any
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value, int_list, key_list
 from rulekit.components.markup import esc, pawn
-from rulekit.errors import FlowError
+from rulekit.errors import PieceError
 from rulekit.expr import ANY, BOOL, INT, ListT, Method, ObjT
 
 #: the most fields a lane may have (a long race track has about a hundred)
@@ -39,7 +39,7 @@ class TrackView:
     def _lane(self, lane: Any) -> int:
         i = self.kind.lane_index.get(lane)
         if i is None:
-            raise FlowError(f"track '{self.kind.name}' has no lane {lane!r}; its lanes are "
+            raise PieceError(f"track '{self.kind.name}' has no lane {lane!r}; its lanes are "
                             f"{', '.join(map(str, self.kind.lanes))}")
         return i
 
@@ -62,8 +62,12 @@ class TrackView:
         return self.s[0][_seat(player)][self._lane(lane)] > 0
 
     def at_end(self, player: Any, lane: Any) -> bool:
-        i = self._lane(lane)
-        return self.s[0][_seat(player)][i] == self.kind.lengths[i]
+        # the lookups of _lane and _seat written out: a race game asks after every move
+        i = self.kind.lane_index.get(lane)
+        if i is None:
+            i = self._lane(lane)
+        return (self.s[0][player if type(player) is int else player.seat][i]
+                == self.kind.lengths[i])
 
     def ends_reached(self, player: Any) -> list:
         """The lanes where the player's pawn stands on the last field."""
@@ -81,9 +85,11 @@ class TrackView:
 
     # ---- effects ------------------------------------------------------------------------
     def _advance(self, lane: Any, player: Any, steps: int | None) -> None:
-        i = self._lane(lane)
-        seat = _seat(player)
         kind = self.kind
+        i = kind.lane_index.get(lane)  # _lane and _seat written out, as in at_end
+        if i is None:
+            i = self._lane(lane)
+        seat = player if type(player) is int else player.seat
         row = self.s[0][seat]
         old = row[i]
         end = kind.lengths[i]
@@ -119,7 +125,7 @@ class TrackView:
         seat = _seat(player)
         end = self.kind.lengths[i]
         if type(field) is not int or not 0 <= field <= end:
-            raise FlowError(f"track '{self.kind.name}': lane {lane!r} has fields 0 to {end}, "
+            raise PieceError(f"track '{self.kind.name}': lane {lane!r} has fields 0 to {end}, "
                             f"not {field!r}")
         row = self.s[0][seat]
         old = row[i]

@@ -30,7 +30,6 @@ from rulekit.engine.steps import (
     _no_effects,
     log_too_long,
 )
-from rulekit.errors import RulekitError
 from rulekit.expr import Compiled, pysource
 from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, MAX_STR, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
@@ -231,6 +230,11 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
 def _label_of(form: tuple[str, str, str]) -> Callable[[tuple[int, ...]], str]:
     """The label of a keyed option from its numbers, as KeyedAction writes it."""
     prefix, sep, suffix = form
+    if not prefix and not suffix:  # "5 + 10": written for the log of every move played
+        def bare(key: tuple[int, ...]) -> str:
+            return sep.join(map(str, key))
+
+        return bare
 
     def label(key: tuple[int, ...]) -> str:
         return prefix + sep.join(map(str, key)) + suffix
@@ -257,8 +261,6 @@ def effects_function(names: tuple[str, ...], steps: Any, where: str
             out.add(1, "try:")
             if not _emit(out, step, 2, False, consts):
                 return None
-            out.add(1, f"except {pysource.const(RulekitError)}:")
-            out.add(2, "raise")
             out.add(1, f"except {pysource.const(RUNTIME_ERRORS)} as exc:")
             out.add(2, f"raise {pysource.const(_failed)}({pysource.const(step.where)}, "
                        f"{pysource.const('an action')}, exc) from exc")

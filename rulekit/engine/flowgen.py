@@ -24,7 +24,6 @@ from typing import Any
 
 from rulekit.engine import steps as S
 from rulekit.engine.state import _CALLS, RUNTIME_ERRORS, State, _failed, _late
-from rulekit.errors import RulekitError
 from rulekit.expr import budget, pysource
 
 #: False: playouts run on the machine of frames (the differential tests compare both)
@@ -106,8 +105,6 @@ class _Writer:
         self.add(2, f"raise st._endless({k})")
         self.add(1, "try:")
         self.body(step, checks, k)
-        self.add(1, f"except {c(RulekitError)}:")
-        self.add(2, "raise")
         self.add(1, f"except {c(RUNTIME_ERRORS)} as exc:")
         self.add(2, f"raise {c(_failed)}({k}.where, {c('a step')}, exc) from exc")
         if checks:
@@ -225,7 +222,10 @@ class _Writer:
             self.add(2, f"{k}.prepare(st, env)")
         self.pause(2, _CALLS["resolve_chance"])
         view, outcome, chance = self.temp("v"), self.temp("o"), c(step.chance)
-        self.add(2, f"{view} = {k}.view_in(st, env)")
+        if step.__class__ is S.ChanceStep:  # the game's own component: view_in written out
+            self.add(2, f"{view} = st.gviews[{int(step.component)}]")
+        else:
+            self.add(2, f"{view} = {k}.view_in(st, env)")
         if step.chance.draw is not None:
             self.add(2, f"{outcome} = {c(step.chance.draw)}({view}, st.rng)")
         else:

@@ -23,7 +23,7 @@ from rulekit.errors import (
     EndlessFlowError,
     FlowError,
     IllegalActionError,
-    RulekitError,
+    PieceError,
 )
 from rulekit.expr import budget, pysource
 
@@ -249,8 +249,6 @@ class State:
         try:
             for step in action.steps:
                 step.run(self, env)
-        except RulekitError:
-            raise
         except RUNTIME_ERRORS as exc:
             raise _failed(getattr(step, "where", ""), "an action", exc) from exc
 
@@ -741,8 +739,6 @@ class State:
                             if action.steps:
                                 stack.append(SeqFrame(action.steps, action.env, "",
                                                       self.game.check_effects))
-        except RulekitError:
-            raise
         except RUNTIME_ERRORS as exc:
             raise _failed(getattr(step, "where", ""), "a step", exc) from exc
 
@@ -867,9 +863,10 @@ _PREVIEW_RNG = random.Random(0).getstate()
 #: the names an end condition sees besides the globals: none (compiled code never writes to it)
 _NO_NAMES: dict = {}
 
-#: what a game file's expressions can raise while a game runs (a bad index, a division by 0)
+#: what a game file's expressions and building blocks can raise while a game runs (a bad
+#: index, a division by 0, a lane the track does not have): named after the step
 RUNTIME_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
-                  RecursionError, budget.BudgetExceeded)
+                  RecursionError, budget.BudgetExceeded, PieceError)
 
 
 def _failed(where: str, what: str, exc: Exception) -> FlowError:
@@ -879,6 +876,8 @@ def _failed(where: str, what: str, exc: Exception) -> FlowError:
     if isinstance(exc, RecursionError):
         return FlowError(f"{where}{what} failed while the game ran: its expressions nest too "
                          "deeply (defines that use defines, many levels down?)")
+    if isinstance(exc, PieceError):
+        return FlowError(f"{where}{what} failed while the game ran: {exc}")
     return FlowError(f"{where}{what} failed while the game ran: "
                      f"{type(exc).__name__}: {exc}")
 
