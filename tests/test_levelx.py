@@ -395,6 +395,28 @@ def test_a_whole_random_game_ends_by_one_of_the_two_reasons(game):
             assert s.scores()[seat] == chips + sum(view["bonus"]["held"][seat])
 
 
+@pytest.mark.parametrize(("steps", "fields"), [
+    (2, [2, 4, 4]),       # two fields at a time, never past X
+    (5, [4, 4, 4]),       # from off the board straight onto X
+    (0, [0, 0, 0]),       # no step: nothing moves
+    (-1, [0, 0, 0]),      # never backwards
+])
+def test_advance_moves_so_many_fields_and_stops_on_x(tmp_path, steps, fields):
+    text = LEVELX.read_text(encoding="utf-8")
+    old = "advance: {track: board, lane: s, player: player}"
+    assert text.count(old) == 1
+    path = tmp_path / "steps.yaml"
+    path.write_text(text.replace(old, old[:-1] + f", steps: {steps}}}"), encoding="utf-8")
+    s = rulekit.load_game(path).new_game(players=2, seed=1)
+    for want in fields:
+        turn(s, R5_6, "5")
+        assert position(s, 0, 5) == want
+        turn(s, DULL, "pass")
+    on_x = fields[-1] == 4
+    assert s.view()["components"]["board"]["at_end"][0] == ([0] if on_x else [])
+    assert chips_won(s, 0, 5) == sum(1 for f in fields if f == 4)
+
+
 # ---- params, variants, command line ------------------------------------------------------------
 def test_a_param_changes_the_rows_through_load_game():
     g = rulekit.load_game(LEVELX, overrides={"row_lengths": [2, 2, 2, 2, 2, 2]})

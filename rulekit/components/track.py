@@ -93,10 +93,10 @@ class TrackView:
         row = self.s[0][seat]
         old = row[i]
         end = kind.lengths[i]
-        new = min(old + (1 if steps is None else steps), end)
-        if new <= old:
+        new = old + (1 if steps is None else steps)
+        if new <= old or old >= end:  # no step forward, or at the end already
             return
-        if new == end:
+        if new >= end:
             new = self._arrive(i, seat)
             if new <= old:
                 return

@@ -230,16 +230,25 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
 def _label_of(form: tuple[str, str, str]) -> Callable[[tuple[int, ...]], str]:
     """The label of a keyed option from its numbers, as KeyedAction writes it."""
     prefix, sep, suffix = form
-    if not prefix and not suffix:  # "5 + 10": written for the log of every move played
-        def bare(key: tuple[int, ...]) -> str:
-            return sep.join(map(str, key))
+    # written for the log of every move played, from the few short keys a game has: kept
+    known: dict[tuple[int, ...], str] = {}
 
-        return bare
-
-    def label(key: tuple[int, ...]) -> str:
-        return prefix + sep.join(map(str, key)) + suffix
+    def label(key: tuple[int, ...] | list[int]) -> str:
+        if len(key) > _KNOWN_PARTS:
+            return prefix + sep.join(map(str, key)) + suffix
+        key = tuple(key)
+        text = known.get(key)
+        if text is None:
+            if len(known) >= _KNOWN_LABELS:
+                known.clear()
+            text = known[key] = prefix + sep.join(map(str, key)) + suffix
+        return text
 
     return label
+
+
+#: the labels `_label_of` keeps per option: of at most so many numbers, so many of them
+_KNOWN_PARTS, _KNOWN_LABELS = 8, 1024
 
 
 def effects_function(names: tuple[str, ...], steps: Any, where: str
