@@ -581,6 +581,10 @@ class GameBuild:
         # variables reset at each turn change without a step: they count as changed
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
+        # one phase without an end and nothing reset: the next turn is the next seat's
+        out["plain_turns"] = (len(out["phases"]) == 1 and out["phases"][0][2] is None
+                              and not out["turn_resets_player"]
+                              and not out["turn_resets_game"])
         # last: the turns call the steps' and options' generated functions made above
         made = None if b.diags else flowgen.turns_function(
             out["phases"], self.check_effects, out["after_step"])

@@ -782,6 +782,20 @@ class State:
         """The turn (or setup) `finished` is over: the next turn begins, its frame pushed
         (`frame`: the generated turns keep none), or the game ends."""
         game = self.game
+        if game.plain_turns and self._next_seat is None and finished != "setup":
+            # the turn order of most games, written out: every turn of every game ends here
+            active = self.active = (self.active + 1) % self.n
+            if active == self.start:
+                if self._ending:
+                    self.over = True  # the round is complete: no turn begins, none is counted
+                    return
+                self.round += 1
+            self.turn += 1
+            self._stale |= game.turn_reset_mask
+            self._version += 1
+            if frame:
+                self._stack.append(SeqFrame(game.phases[0][1], {}, "turn", True))
+            return
         if finished == "setup":
             self.active = self.start = game.first_player(self) if game.first_player else 0
             self.turn = self.round = 1
