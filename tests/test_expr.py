@@ -577,6 +577,30 @@ def test_template_braces_and_rendering() -> None:
     assert compile_template("{xs}", scope).fn(None, ENV) == "[1, 2, 3, 4]"
 
 
+@pytest.mark.parametrize("functions", [True, False], ids=["generated", "closures"])
+def test_a_template_of_many_numbers_is_joined_and_a_long_text_is_still_refused(
+        functions: bool) -> None:
+    """Numbers and truth values are short: many of them need no length check; texts and
+    numbers that could pass the limit together are checked as before."""
+    from rulekit.expr import budget, pysource
+
+    old, pysource.FUNCTIONS = pysource.FUNCTIONS, functions
+    try:
+        scope = make_scope()
+        text = compile_template("{n}-{n + 1}-{flag}-{n * 2}-{not flag}", scope)
+        many = compile_template("{word}" * 4, scope)
+        huge = compile_template("{10 ** (n * 35)} " * 45, scope)
+    finally:
+        pysource.FUNCTIONS = old
+    assert text.fn(None, ENV) == "7-8-true-14-false"
+    assert many.fn(None, ENV) == "dice" * 4
+    with budget.limit(budget.WORK_PER_CALL, "a test"):
+        with pytest.raises(budget.BudgetExceeded, match="a text of 10 ?[0-9]+ characters"):
+            many.fn(None, {**ENV, "word": "x" * 2600})
+        with pytest.raises(budget.BudgetExceeded, match="a text of 1[0-9]+ characters"):
+            huge.fn(None, ENV)
+
+
 def test_constant_templates_are_folded() -> None:
     c = compile_template("target {params.target}, size {len(params.colors)}", make_scope())
     assert c.constant

@@ -7,12 +7,15 @@ from typing import Any
 
 from rulekit.expr import pysource as py
 from rulekit.expr import runtime
-from rulekit.expr.budget import MAX_STR
+from rulekit.expr.budget import MAX_INT_BITS, MAX_STR
 from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
-from rulekit.expr.types import INT, STR, Type
+from rulekit.expr.types import BOOL, INT, STR, Type
+
+#: the longest a whole number or a truth value is written
+_SHORT = {INT: len(str(-(2 ** MAX_INT_BITS))), BOOL: len("false")}
 
 
 def _split(text: str) -> list[str | tuple[str, int]]:
@@ -113,9 +116,12 @@ def compile_template(text: str, scope: Scope) -> Compiled:
                 srcs.append((node.src, render, node.type))
                 free |= node.free
                 nodes.append(node)
+        # values that are all numbers or truth values, too few to pass MAX_STR together:
+        # joined without the length check of many parts (and the work it charges)
+        short = sum(_SHORT.get(n.type, MAX_STR + 1) for n in nodes) <= MAX_STR
         with py.collecting(consts):
-            src = _source(srcs)
-        fn = _assemble(pieces)
+            src = _source(srcs, short)
+        fn = _assemble(pieces, short)
         if src is not None and not constant:
             names = sorted(free)
             fn = py.function(src, consts, [scope.pynames[n] for n in names], names) or fn
@@ -125,9 +131,9 @@ def compile_template(text: str, scope: Scope) -> Compiled:
     return _guarded(run)
 
 
-def _source(parts: list) -> str | None:
+def _source(parts: list, short: bool) -> str | None:
     """The template as Python source: literals and rendered values joined, checked for
-    length as `_assemble`'s closure does when it has many parts."""
+    length as `_assemble`'s closure does when it has many parts that are not `short`."""
     out = []
     literal = 0
     for part in parts:
@@ -141,7 +147,7 @@ def _source(parts: list) -> str | None:
             out.append(src if type_ is STR else py.call(render, src))
     if not out:
         return py.const("")
-    if sum(1 for p in parts if not isinstance(p, str)) <= 2:
+    if short or sum(1 for p in parts if not isinstance(p, str)) <= 2:
         return "(" + " + ".join(out) + ")"  # type: ignore[arg-type]
     return py.call(runtime.template_text, py.const(MAX_STR + literal),
                    "(" + ", ".join(out) + ",)")  # type: ignore[arg-type]
@@ -167,8 +173,9 @@ def _append_literal(pieces: list, s: str) -> None:
         pieces.append(s)
 
 
-def _assemble(pieces: list[str | tuple[Fn, Callable[[Any], str]]]) -> Fn:
-    """One closure for the whole template: head + r1(f1()) + lit1 + r2(f2()) + lit2 ..."""
+def _assemble(pieces: list[str | tuple[Fn, Callable[[Any], str]]], short: bool) -> Fn:
+    """One closure for the whole template: head + r1(f1()) + lit1 + r2(f2()) + lit2 ...;
+    the text of many parts is checked for length unless they are all `short`."""
     head = ""
     if pieces and isinstance(pieces[0], str):
         head = pieces[0]
@@ -194,6 +201,15 @@ def _assemble(pieces: list[str | tuple[Fn, Callable[[Any], str]]]) -> Fn:
         (f1, r1, t1), (f2, r2, t2) = pairs
         return lambda st, env: head + r1(f1(st, env)) + t1 + r2(f2(st, env)) + t2
     frozen = tuple(pairs)
+    if short:
+        def joined(st: Any, env: dict) -> str:
+            out = [head]
+            for f, r, t in frozen:
+                out.append(r(f(st, env)))
+                out.append(t)
+            return "".join(out)
+
+        return joined
     # each value is a string of at most MAX_STR characters, but many of them are not
     most = MAX_STR + len(head) + sum(len(t) for _f, _r, t in frozen)
 
