@@ -540,4 +540,6 @@ def checks_function(triggers: list, conds: list, check_mask: int, finish: str
                          "        st._ending = True")
             lines.append("        return")
     source = "\n".join(lines) + "\n"
-    return pysource.compile_function(source, consts, "after_step"), f"# the checks\n{source}"
+    fn = pysource.compile_function(source, consts, "after_step")
+    fn.mask = check_mask  # what any check reads: the generated turns test it inline
+    return fn, f"# the checks\n{source}"

@@ -109,9 +109,19 @@ class _Writer:
         self.add(2, f"raise {c(_failed)}({k}.where, {c('a step')}, exc) from exc")
         if checks:
             self.add(1, "if st._dirty:")
-            self.add(2, f"{c(self.after_step)}(st)")
-            self.add(2, "if st.over:")
-            self.add(3, "return True")
+            mask = getattr(self.after_step, "mask", None)
+            if mask is None:
+                self.add(2, f"{c(self.after_step)}(st)")
+                self.add(2, "if st.over:")
+                self.add(3, "return True")
+            else:  # the first test of the checks, written out: no call for a change no
+                # check reads (a roll, mostly)
+                self.add(2, f"if (st._dirty | st._stale) & {c(mask)}:")
+                self.add(3, f"{c(self.after_step)}(st)")
+                self.add(3, "if st.over:")
+                self.add(4, "return True")
+                self.add(2, "else:")
+                self.add(3, "st._dirty = st._stale = 0")
 
     def call(self, depth: int, steps: tuple, checks: bool, env: str,
              pushed: bool = False) -> None:
