@@ -464,14 +464,35 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
             items = ", ".join(f"{pysource.const(i)}: {fn}" for i, fn in table.items())
             w.add(0, f"{name} = {{{items}}}")
         w.add(0, "")
+        body = _inlined(w.lines, names[0]) if len(names) == 1 else None
         w.lines.append(_TURNS.format(
-            phases="".join(f"{name}, " for name in names),
+            phases="" if body is not None else "".join(f"{name}, " for name in names),
             phase_steps=w.c(tuple(steps for _n, steps, _u in phases)),
             after_step=w.c(after_step), turn=w.c("turn"), frame=w.c(S.SeqFrame),
-            signal=w.c(BreakSignal)))
+            signal=w.c(BreakSignal),
+            play=(f"if PHASES[st.phase](st, env, cx, start):\n{' ' * 16}return"
+                  if body is None else body.lstrip())))
     source = "\n".join(w.lines) + "\n"
     return pysource.compile_function(source, consts, "turns"), f"# the turns\n{source}"
 
+
+
+def _inlined(lines: list[str], name: str) -> str | None:
+    """The body of the phase function `name`, taken out of `lines`, as the lines of the
+    turns' loop that play a turn (the function of a game's one phase is called once per
+    turn: written into the loop, it is not called at all); None when another function
+    calls it."""
+    head = f"def {name}(st, env, cx, start):"
+    first = lines.index(head)
+    last = lines.index("", first)
+    if any(f"{name}(" in line for line in lines[:first] + lines[last:]):
+        return None
+    body = lines[first + 1:last]
+    del lines[first:last + 1]
+    assert body[-1] == "    return False"  # the end of the turn: the loop goes on
+    # from the function's indent (4) to the loop's (12); stopping returns from the turns
+    return "\n".join(" " * 8 + (line[:-5] if line.strip() == "return True" else line)
+                     for line in body[:-1])
 
 
 #: the turns one after another, `turns(st, cx, start)`: `start` is the step of the first
@@ -491,8 +512,7 @@ def turns(st, cx, start):
                 {after_step}(st)
                 if st.over:
                     return
-            if PHASES[st.phase](st, env, cx, start):
-                return
+            {play}
             start = 0
             st._next_turn({turn}, False)
             if st.over:
