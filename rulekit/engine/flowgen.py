@@ -20,6 +20,7 @@ game file can change the shape of the code (as in codegen).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rulekit.engine import steps as S
@@ -485,7 +486,8 @@ def _inlined(lines: list[str], name: str) -> str | None:
     head = f"def {name}(st, env, cx, start):"
     first = lines.index(head)
     last = lines.index("", first)
-    if any(f"{name}(" in line for line in lines[:first] + lines[last:]):
+    call = re.compile(rf"\b{name}\(")
+    if any(call.search(line) for line in lines[:first] + lines[last:]):
         return None
     body = lines[first + 1:last]
     del lines[first:last + 1]
