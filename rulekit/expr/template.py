@@ -12,7 +12,7 @@ from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
-from rulekit.expr.types import BOOL, INT, STR, Type
+from rulekit.expr.types import BOOL, INT, STR, ObjT, Type
 
 #: the longest a whole number or a truth value is written
 _SHORT = {INT: len(str(-(2 ** MAX_INT_BITS))), BOOL: len("false")}
@@ -106,7 +106,9 @@ def compile_template(text: str, scope: Scope) -> Compiled:
                     raise node.err
             except ExprError as err:
                 raise _relocate(err, source, text, offset) from None
-            render = str if node.type is STR or node.type is INT else runtime.render
+            # runtime.render differs from str only for truth values and numbers
+            render = (str if node.type is STR or node.type is INT or isinstance(node.type, ObjT)
+                      else runtime.render)
             if node.const:
                 _append_literal(pieces, render(node.value))
                 _append_literal(srcs, render(node.value))
