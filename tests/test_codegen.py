@@ -181,10 +181,12 @@ vars:
   @GVAR@: {init: 0}
 components:
   dice: {kind: dice, dice: {d1: 6, d2: 6}}
+define:
+  @DEF@: "@GVAR@ + len('@TEXT@') + sum(@ITEM@ for @ITEM@ in [dice.d1])"
 flow:
   turn:
     - roll: dice
-    - let: {@OUTER@: "dice.d1 + dice.d2"}
+    - let: {@OUTER@: "dice.d1 + dice.d2 + @DEF@ * 0"}
     - choose:
         pass: "@PASS@"
         options:
@@ -218,14 +220,15 @@ score: "player.@VAR@"
 
 PLAIN = {"@VAR@": "points", "@OUTER@": "total", "@PASS@": "pass", "@LOOP@": "a",
          "@INNER@": "b", "@LET@": "c", "@TEXT@": "take", "@ITEM@": "i", "@STEP@": "d",
-         "@AFTER@": "e", "@GVAR@": "sum", "@WHO@": "p"}
+         "@AFTER@": "e", "@GVAR@": "total_sum", "@WHO@": "p", "@DEF@": "worth"}
 # names a Python programmer would not want in generated code, and strings that try to
 # end a literal and write code
 HOSTILE = {"@VAR@": "seen", "@OUTER@": "st", "@PASS@": "pass\\\"); import os #",
            "@LOOP@": "out", "@INNER@": "base", "@LET@": "label",
            "@TEXT@": "x\\\" + __import__(\\\"os\\\").system(\\\"id\\\") + \\\"{{}}\\\\n#",
            # the names of generated step functions' own arguments and temporaries
-           "@ITEM@": "env", "@STEP@": "left1", "@AFTER@": "x1", "@GVAR@": "s2", "@WHO@": "n1"}
+           "@ITEM@": "env", "@STEP@": "left1", "@AFTER@": "x1", "@GVAR@": "s2", "@WHO@": "n1",
+           "@DEF@": "hit"}
 
 
 def generated(tmp_path: Path, words: dict[str, str]) -> list[str]:
@@ -260,9 +263,10 @@ def shape(source: str) -> list[tuple[int, str]]:
 def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> None:
     plain = generated(tmp_path, PLAIN)
     hostile = generated(tmp_path, HOSTILE)
-    # the option generator, the action's three steps, the turn's two `let`s and its `set`,
-    # the trigger, the checks after a step, the turns
-    assert len(plain) == len(hostile) == 10
+    # the define, the option generator, the action's three steps, the turn's two `let`s and
+    # its `set`, the trigger, the checks after a step, the turns
+    assert len(plain) == len(hostile) == 11
+    assert sum("def get(st):" in a for a in plain) == 1
     assert sum("def run(st, env):" in a for a in plain) == 6
     assert sum("def fire(st):" in a for a in plain) == 1
     assert sum("def turns(st, cx, start):" in a for a in plain) == 1

@@ -467,9 +467,13 @@ class GameBuild:
             else:
                 c = b.expr(path, text, self.scope)
                 if c is not None:
+                    made = codegen.define_getter(c, b.where(path))
+                    if made is not None:
+                        self.generated.append(made[1])
                     # both scopes share one dict of globals: the next define sees this one
                     globs[name] = self.scope.globals[name] = Global(
-                        c.type, _define_global(c.fn), reads=c.reads)
+                        c.type, made[0] if made is not None else _define_global(c.fn),
+                        reads=c.reads)
         out["player_class"] = type("Player", (PlayerBase,), ns)
 
         for kind in kinds:

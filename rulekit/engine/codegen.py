@@ -30,7 +30,7 @@ from rulekit.engine.steps import (
     _no_effects,
     log_too_long,
 )
-from rulekit.expr import Compiled, pysource
+from rulekit.expr import Compiled, budget, pysource
 from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, MAX_STR, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
 
@@ -501,6 +501,29 @@ def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | No
             return None
     source = "def fire(st):\n" + "\n".join(out.lines) + "\n"
     return pysource.compile_function(source, consts, "fire"), f"# {where}\n{source}"
+
+
+def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] | None:
+    """A global define's getter `get(st)` (see build._define_global) with its expression
+    written in, and its source: the same unit of work a read, the same value per version
+    of the state, without a call to the expression; None on the closure path."""
+    if not ENABLED or c.src is None or _PYNAME.search(c.src):
+        return None
+    consts = dict(c.consts or {})
+    with pysource.collecting(consts):
+        b, key = pysource.const(budget), pysource.const(c.fn)
+        source = "\n".join([
+            "def get(st):",
+            f"    {b}._left -= 1",
+            f"    if {b}._left < 0:",
+            f"        {pysource.const(budget.charge)}(0)",
+            f"    hit = st._defs.get({key})",
+            "    if hit is not None and hit[0] == st._version:",
+            "        return hit[1]",
+            f"    value = {c.src}",
+            f"    st._defs[{key}] = (st._version, value)",
+            "    return value"]) + "\n"
+    return pysource.compile_function(source, consts, "get"), f"# {where}\n{source}"
 
 
 def checks_function(triggers: list, conds: list, check_mask: int, finish: str
