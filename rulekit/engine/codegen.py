@@ -507,8 +507,8 @@ def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] |
     """A global define's getter `get(st)` (see build._define_global) with its expression
     written in, and its source: the same unit of work a read, the same value per version
     of the state, without a call to the expression; None on the closure path."""
-    if not ENABLED or c.src is None or _PYNAME.search(c.src):
-        return None
+    if not ENABLED or c.src is None:  # a global scope has no locals: a name in the source
+        return None                     # is a comprehension's own
     consts = dict(c.consts or {})
     with pysource.collecting(consts):
         b, key = pysource.const(budget), pysource.const(c.fn)
