@@ -35,7 +35,7 @@ def _checked(kind: Any, value: Any) -> Any:
         raise PieceError(f"{kind.name}: {value} has more than 30 digits")
     if kind.item_py is str and len(value) > MAX_STR:
         raise PieceError(f"{kind.name}: a name of {len(value)} characters, more than "
-                        f"the {MAX_STR} allowed")
+                         f"the {MAX_STR} allowed")
     return value
 
 
@@ -103,7 +103,7 @@ class ListView(_View):
     def _append(self, value: Any) -> None:
         if len(self.s) >= self.kind.max_size:
             raise PieceError(f"{self} is full: it holds at most {self.kind.max_size} items "
-                            "(its max_size)")
+                             "(its max_size)")
         self.s.append(_checked(self.kind, value))
 
     def _remove(self, value: Any) -> None:
@@ -131,7 +131,7 @@ class MapView(_View):
         i = self.kind.key_index.get(key)
         if i is None:
             raise PieceError(f"{self} has no key {key!r}; its keys are "
-                            f"{', '.join(map(str, self.kind.keys))}")
+                             f"{', '.join(map(str, self.kind.keys))}")
         return i
 
     def __getitem__(self, key: Any) -> Any:
@@ -166,7 +166,7 @@ class MapView(_View):
     def _add(self, key: Any, amount: Any) -> None:
         if self.kind.item_py is not int or type(amount) is not int:
             raise PieceError(f"`add_to` adds whole numbers to a map of int values; "
-                            f"{self.kind.name} holds {self.kind.items}")
+                             f"{self.kind.name} holds {self.kind.items}")
         i = self._key(key)
         self.s[i] = _checked(self.kind, self.s[i] + amount)
 

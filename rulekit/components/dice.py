@@ -105,7 +105,7 @@ class DiceView:
             pos = [i for i, p in enumerate(inp) if p]
             if len(pos) > MAX_SUBSET_DICE:
                 raise PieceError(f"dice '{self.kind.name}': {len(pos)} dice have too many "
-                                f"sets; subsets takes at most {MAX_SUBSET_DICE} dice")
+                                 f"sets; subsets takes at most {MAX_SUBSET_DICE} dice")
             hit = cache[inp] = [[pos[k] for k in range(len(pos)) if m >> k & 1]
                                 for m in range(1, 1 << len(pos))]
         return [list(s) for s in hit]
@@ -282,8 +282,8 @@ class Dice(Kind):
         if t is None:
             if n > MAX_GROUPED_DICE:  # the splits grow faster than exponentially
                 raise PieceError(f"dice '{self.name}': {n} dice have too many ways to be split "
-                                f"into groups; groupings and group_sums take at most "
-                                f"{MAX_GROUPED_DICE} dice")
+                                 f"into groups; groupings and group_sums take at most "
+                                 f"{MAX_GROUPED_DICE} dice")
             t = self._tables[n] = _groupings(n)
         return t
 

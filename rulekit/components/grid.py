@@ -40,7 +40,7 @@ class GridView:
         k = self.kind
         if not (0 <= row < k.rows and 0 <= column < k.columns):
             raise PieceError(f"{k.name} has no cell at row {row}, column {column}: rows 0 to "
-                            f"{k.rows - 1}, columns 0 to {k.columns - 1}")
+                             f"{k.rows - 1}, columns 0 to {k.columns - 1}")
         return row * k.columns + column
 
     @property
@@ -116,14 +116,14 @@ class GridView:
     def _piece(self, piece: str) -> str:
         if piece not in self.kind.piece_set:
             raise PieceError(f"{self.kind.name} has no piece {piece!r}; its pieces are "
-                            f"{', '.join(self.kind.pieces)}")
+                             f"{', '.join(self.kind.pieces)}")
         return piece
 
     def _place(self, row: int, column: int, piece: str) -> None:
         i = self._cell(row, column)
         if self.s[i] != EMPTY:
             raise PieceError(f"{self.kind.name}: the cell at row {row}, column {column} holds "
-                            f"{self.s[i]} already")
+                             f"{self.s[i]} already")
         self.s[i] = self._piece(piece)
 
     def _drop(self, column: int, piece: str) -> None:

@@ -152,7 +152,7 @@ class LineView:
             elif end not in sides:
                 value = placed[0][0] if end == "left" else placed[-1][1]
                 raise PieceError(f"{tile} does not fit the {end} end ({value}) of line "
-                                f"'{self.kind.name}'")
+                                 f"'{self.kind.name}'")
         if hand is not None:
             hand._remove(tile)
         if not placed:

@@ -34,7 +34,7 @@ class SupplyView:
         i = self.kind.key_index.get(key)
         if i is None:
             raise PieceError(f"supply '{self.kind.name}' has no pile {key!r}; its piles are "
-                            f"{', '.join(map(str, self.kind.keys))}")
+                             f"{', '.join(map(str, self.kind.keys))}")
         return i
 
     # ---- read ---------------------------------------------------------------------------

@@ -40,7 +40,7 @@ class TrackView:
         i = self.kind.lane_index.get(lane)
         if i is None:
             raise PieceError(f"track '{self.kind.name}' has no lane {lane!r}; its lanes are "
-                            f"{', '.join(map(str, self.kind.lanes))}")
+                             f"{', '.join(map(str, self.kind.lanes))}")
         return i
 
     # ---- read ---------------------------------------------------------------------------
@@ -126,7 +126,7 @@ class TrackView:
         end = self.kind.lengths[i]
         if type(field) is not int or not 0 <= field <= end:
             raise PieceError(f"track '{self.kind.name}': lane {lane!r} has fields 0 to {end}, "
-                            f"not {field!r}")
+                             f"not {field!r}")
         row = self.s[0][seat]
         old = row[i]
         if field == old:
