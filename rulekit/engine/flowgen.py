@@ -128,11 +128,14 @@ class _Writer:
              pushed: bool = False) -> None:
         """Run a nested block as the machine runs a frame of it: one frame more on the stack
         (`pushed`: counted already, with others the machine pushes at once)."""
-        name = self.block(steps, checks)
+        self.enter(depth, f"{self.block(steps, checks)}(st, {env}, cx)", pushed)
+
+    def enter(self, depth: int, call: str, pushed: bool) -> None:
+        """`call` a block's function one frame deeper; stop where it stopped."""
         r = self.temp("r")
         if not pushed:
             self.add(depth, "cx.depth += 1")
-        self.add(depth, f"{r} = {name}(st, {env}, cx)")
+        self.add(depth, f"{r} = {call}")
         self.add(depth, "cx.depth -= 1")
         self.add(depth, f"if {r}:")
         self.add(depth + 1, "return True")
@@ -327,13 +330,7 @@ class _Writer:
             names = {i: self.block(steps, self.check_effects) for i, steps in table.items()}
             name = self.tables_of[id(step)] = self.temp("acts")
             self.tables.append((name, names))
-        r = self.temp("r")
-        if not pushed:
-            self.add(depth, "cx.depth += 1")
-        self.add(depth, f"{r} = {name}[{self.c(id)}({a}.steps)](st, {a}.env, cx)")
-        self.add(depth, "cx.depth -= 1")
-        self.add(depth, f"if {r}:")
-        self.add(depth + 1, "return True")
+        self.enter(depth, f"{name}[{self.c(id)}({a}.steps)](st, {a}.env, cx)", pushed)
 
     def choose(self, step: S.Choose, checks: bool, k: str) -> None:
         c = self.c
