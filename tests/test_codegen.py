@@ -282,6 +282,37 @@ def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> No
     assert differ == set(), differ
 
 
+def test_the_turns_write_records_and_the_effects_played_in_place() -> None:
+    """A decision of the generated turns calls no records function and no effects
+    function of its options: their bodies are written into the turns."""
+    game = rulekit.load_game(ROOT / "games" / "domino7.yaml")
+    turns = next(src for src in game.generated if "def turns(st, cx, start):" in src)
+    assert "out3.append((label, " in turns and ".records" not in turns
+    played = re.findall(r"if (make\d+) is k\d+:\n +st\.log\.append", turns)
+    # the turn's decision (the opening, a lay at an end) and the decision after a draw
+    # (the drawn tile laid at an end)
+    assert sorted(played.count(make) for make in set(played)) == [1, 2]
+    assert "._lay(" in turns
+
+
+def test_a_pasted_body_cannot_overwrite_the_turns_own_names() -> None:
+    """The temporaries of a body written into the turns take names of the turns' own,
+    unused so far; its parameters become the caller's names; attributes, constants and
+    the compiler's locals keep theirs."""
+    w = flowgen._Writer(False, None, {})
+    seat, x = w.temp("seat"), w.temp("x")  # seat1, x2: what the body's own names shadow
+    body = codegen.Inline(["    x2 = seat + k7", "    seat1 = v3.seat", "    base.x2 = x2"],
+                          {"k7": 1})
+    assert w.paste(1, body, {"seat": seat, "base": "b9"})
+    pasted = w.lines
+    assert pasted[0] == f"    x3 = {seat} + k7"
+    assert pasted[1] == "    seat4 = v3.seat"
+    assert pasted[2] == "    b9.x2 = x3"
+    assert x not in " ".join(pasted).replace(".x2", "")
+    assert w.all_consts == {"k7": 1}
+    assert not w.paste(2, codegen.Inline(["    return x1"], {}), {})  # only a call returns
+
+
 def test_rulekit_compile_shows_the_generated_code() -> None:
     result = CliRunner().invoke(main, ["compile", str(ROOT / "games" / "qwixx.yaml")])
     assert result.exit_code == 0, result.output

@@ -193,10 +193,24 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                    + [f"{inner_pad}out.append((label, {k_make}, {values}))"])
     source = "\n".join(lines) + "\n"
     record_source = "\n".join(records) + "\n"
-    return (pysource.compile_function(source, consts, "generate"),
-            pysource.compile_function(record_source, consts, "records"),
+    records_fn = pysource.compile_function(record_source, consts, "records")
+    # what the generated turns write in place of a call (see flowgen.Writer.paste)
+    records_fn.inline = Inline(records[1:], consts)
+    records_fn.make = make_fn
+    return (pysource.compile_function(source, consts, "generate"), records_fn,
             f"# {where}\n{source}\n# {where}, for random play (and `make` of a record)\n"
             f"{record_source}\n{make_source}")
+
+
+class Inline:
+    """A generated function's body, for a caller that writes it in place of the call: its
+    lines (indented one level; the parameters by their own names) and their constants."""
+
+    __slots__ = ("lines", "consts")
+
+    def __init__(self, lines: list[str], consts: dict[str, Any]) -> None:
+        self.lines = lines
+        self.consts = consts
 
 
 def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str] | None
@@ -285,7 +299,9 @@ def effects_function(names: tuple[str, ...], steps: Any, where: str
                 value = f"base[{pysource.const(name)}]"
             head.append(f"    {pyname} = {value}")
     source = "\n".join(head) + "\n" + body + "\n"
-    return pysource.compile_function(source, consts, "run"), source
+    run = pysource.compile_function(source, consts, "run")
+    run.inline = Inline(head[1:] + out.lines, consts)
+    return run, source
 
 
 

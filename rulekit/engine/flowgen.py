@@ -3,7 +3,8 @@
 `State.playout` plays the turns through generated functions, one per block of steps (a
 turn, a branch, a procedure, an action's steps): a step is a line or a few, a nested
 block a call, a decision its options as records and a random pick, with no frame pushed,
-no Decision made and no return to a loop between moves. Random play needs no pause:
+no Decision made and no return to a loop between moves. The options' record loops and the
+effects of the option played are written into the block (see `_Writer.paste`), not called. Random play needs no pause:
 whoever decides, the playout's RNG picks at once. A playout of some decisions plays on
 them only the turns it cannot stop within; the machine plays the rest.
 
@@ -32,6 +33,11 @@ ENABLED = True
 
 #: where a `repeat` keeps its count of rounds, as Repeat does
 _ROUNDS = "#rounds"
+#: a name in generated source (an attribute, after a dot, is not one)
+_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+#: a temporary of a generated function: its own local, which a pasted body renames; the
+#: compiler's locals (v12) and constants (k34) keep their names, unique in a game
+_TEMP = re.compile(r"(?![kv]\d)([a-z]+)\d+")
 
 
 class BreakSignal(Exception):
@@ -44,9 +50,10 @@ class BreakSignal(Exception):
 class _Writer:
     """The source of all block functions of one game, written as they are asked for."""
 
-    def __init__(self, check_effects: bool, after_step: Any) -> None:
+    def __init__(self, check_effects: bool, after_step: Any, consts: dict[str, Any]) -> None:
         self.check_effects = check_effects
         self.after_step = after_step
+        self.all_consts = consts  # every constant of the source, by name
         self.names: dict[tuple[int, bool], str] = {}
         self.todo: list[tuple[str, tuple, bool]] = []
         self.lines: list[str] = []
@@ -80,6 +87,33 @@ class _Writer:
 
     def add(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
+
+    def paste(self, depth: int, inline: Any, args: dict[str, str]) -> bool:
+        """Write a generated function's body (a codegen.Inline) at `depth` instead of a call
+        of it: its parameters named by `args`, its temporaries renamed to the writer's own;
+        False (nothing written) when the body returns, which only a call can do."""
+        if any(line.lstrip().startswith("return") for line in inline.lines):
+            return False
+        for name, value in inline.consts.items():  # names are unique to their value
+            assert self.all_consts.get(name, value) is value, name
+        self.all_consts.update(inline.consts)
+        temps: dict[str, str] = {}
+
+        def rename(m: re.Match) -> str:
+            word = m.group(0)
+            if word in args:
+                return args[word]
+            temp = _TEMP.fullmatch(word)
+            if temp is None:
+                return word
+            if word not in temps:
+                temps[word] = self.temp(temp.group(1))
+            return temps[word]
+
+        pad = "    " * (depth - 1)
+        for line in inline.lines:
+            self.lines.append(pad + _WORD.sub(rename, line))
+        return True
 
     def write_all(self, phases: set[str]) -> None:
         """Every block asked for; those in `phases` (a turn) start at the step `start`,
@@ -235,7 +269,7 @@ class _Writer:
         if step.__class__ is S.TargetedChance:
             self.add(2, f"{k}.prepare(st, env)")
         self.pause(2, _CALLS["resolve_chance"])
-        view, outcome, chance = self.temp("v"), self.temp("o"), c(step.chance)
+        view, outcome, chance = self.temp("view"), self.temp("o"), c(step.chance)
         if step.__class__ is S.ChanceStep:  # the game's own component: view_in written out
             self.add(2, f"{view} = st.gviews[{int(step.component)}]")
         else:
@@ -260,7 +294,10 @@ class _Writer:
         self.add(depth, f"{out} = []")
         self.add(depth, f"{seen} = {c(set)}()")
         for opt in step.options:
-            self.add(depth, f"{c(opt.records)}(st, {base}, {seat}, {out}, {seen})")
+            inline = getattr(opt.records, "inline", None)
+            if inline is None or not self.paste(depth, inline, {
+                    "base": base, "seat": seat, "out": out, "seen": seen}):
+                self.add(depth, f"{c(opt.records)}(st, {base}, {seat}, {out}, {seen})")
         if step.pass_label is not None:
             label = c(step.pass_label)
             self.add(depth, f"if {label} not in {seen}:")
@@ -357,11 +394,37 @@ class _Writer:
             self.action_frame(4, step, a)
         self.add(2, "else:")
         record = self.pick(3, out)
-        run = self.played(3, record, seat)
-        self.add(4, f"{run}(st, {seat}, {base}, {record[2]})")
-        self.add(3, "else:")
-        a = self.made(4, record, base, seat)
-        self.act(4, step, a, checks)
+        depth = 3 + self.played_inline(3, step, record, seat, base)
+        run = self.played(depth, record, seat)
+        self.add(depth + 1, f"{run}(st, {seat}, {base}, {record[2]})")
+        self.add(depth, "else:")
+        a = self.made(depth + 1, record, base, seat)
+        self.act(depth + 1, step, a, checks)
+
+    def played_inline(self, depth: int, step: S.Choose, record: tuple[str, str, str],
+                      seat: str, base: str) -> int:
+        """The effects of the option picked, written out for each option whose maker has
+        generated effects: no call of them; 1 when there are such options (the others
+        follow, one level deeper, after an `else:`), 0 when there are none."""
+        key, make, p = record
+        first = True
+        for opt in step.options:
+            maker = getattr(opt.records, "make", None)
+            inline = getattr(getattr(maker, "run", None), "inline", None)
+            if inline is None:
+                continue
+            mark = len(self.lines)
+            self.add(depth, f"{'if' if first else 'elif'} {make} is {self.c(maker)}:")
+            self.log(depth + 1, seat, key if maker.label is None else
+                     f"{key} if {key}.__class__ is {self.c(str)} else {make}.label({key})")
+            if not self.paste(depth + 1, inline, {"seat": seat, "base": base, "values": p}):
+                del self.lines[mark:]
+                continue
+            first = False
+        if first:
+            return 0
+        self.add(depth, "else:")
+        return 1
 
     def together(self, step: S.Together, checks: bool, k: str) -> None:
         c = self.c
@@ -452,7 +515,8 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
     if not ENABLED:
         return None
     consts: dict[str, Any] = {}
-    w = _Writer(check_effects, after_step if after_step is not None else State._after_step)
+    w = _Writer(check_effects, after_step if after_step is not None else State._after_step,
+                consts)
     with pysource.collecting(consts):
         names = [w.block(steps, True) for _name, steps, _until in phases]
         w.write_all(set(names))
