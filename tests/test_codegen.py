@@ -382,6 +382,57 @@ def test_an_error_in_a_generated_step_names_the_step_as_the_closures_do(
         errors[0][0]
 
 
+FAILING_PROCEDURE = """\
+name: Failing procedure
+players: {min: 2, max: 2}
+vars:
+  n: {init: 3}
+components:
+  dice: {kind: dice, dice: {d1: 6}}
+flow:
+  procedures:
+    turn_over:               # runs a procedure not read yet: a `run:` step of its own
+      - run: tick
+    tick:
+      - add: {n: -1}
+      - say: "n is {n}"
+      - set: {n: "10 // n"}
+  turn:
+    - roll: dice
+    - run: turn_over
+end:
+  when: {done: "turn > 20"}
+score: 0
+"""
+
+
+def test_a_failing_step_of_a_procedure_written_into_the_turns_names_the_run_step(
+        tmp_path: Path) -> None:
+    """The steps of a procedure of effects are written into the generated turns; when one
+    fails (10 // 0 in the fifth turn), the playout stops with the message of the machine's
+    playout and of the API: the `run:` step located, the log as far as it got."""
+    path = tmp_path / "failing.yaml"
+    path.write_text(FAILING_PROCEDURE, encoding="utf-8")
+    turns = next(src for src in rulekit.load_game(path).generated if "def turns(" in src)
+    assert "st.log.append({" in turns and "(st, env)" not in turns  # no step is called
+    seen = []
+    for generated_code, playout in ((True, True), (False, True), (True, False)):
+        state = load(path, generated_code).new_game(seed=1)
+        with pytest.raises(rulekit.RulekitError) as info:
+            if playout:
+                state.playout(random.Random(1))
+            else:
+                while True:
+                    state.resolve_chance()
+        seen.append((str(info.value), state.log))
+    assert seen[0] == seen[1]
+    assert seen[0][0].startswith(f"{path}:10:9: a step failed while the game ran: "
+                                 "ZeroDivisionError")
+    said = [e["say"] for e in seen[0][1] if "say" in e]
+    assert said == ["n is 2", "n is 4", "n is 1", "n is 9", "n is 0"]
+    assert seen[2][0] == seen[0][0]
+
+
 # -- labels made of numbers: options merged by their numbers, labels written when read ---
 
 NUMBERS = """\

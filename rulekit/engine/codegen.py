@@ -485,7 +485,9 @@ def step_function(step: Any, where: str) -> tuple[Callable, str] | None:
             if pyname in used:
                 head.append(f"    {pyname} = env[{pysource.const(name)}]")
     source = "\n".join(head) + "\n" + body + "\n    return False\n"
-    return pysource.compile_function(source, consts, "run"), f"# {where}\n{source}"
+    run = pysource.compile_function(source, consts, "run")
+    run.inline = Inline(head[1:] + out.lines, consts)  # all but `return False`
+    return run, f"# {where}\n{source}"
 
 
 def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | None,

@@ -3,9 +3,10 @@
 `State.playout` plays the turns through generated functions, one per block of steps (a
 turn, a branch, a procedure, an action's steps): a step is a line or a few, a nested
 block a call, a decision its options as records and a random pick, with no frame pushed,
-no Decision made and no return to a loop between moves. The options' record loops and the
-effects of the option played are written into the block (see `_Writer.paste`), not called. Random play needs no pause:
-whoever decides, the playout's RNG picks at once. A playout of some decisions plays on
+no Decision made and no return to a loop between moves. The generated bodies of steps of
+effects, of the options' record loops and of the effects of the option played are written
+into the block, not called (see `_Writer.paste`). Random play needs no pause: whoever
+decides, the playout's RNG picks at once. A playout of some decisions plays on
 them only the turns it cannot stop within; the machine plays the rest.
 
 The functions do the engine's work in the engine's order, so that they play the same
@@ -33,6 +34,8 @@ ENABLED = True
 
 #: where a `repeat` keeps its count of rounds, as Repeat does
 _ROUNDS = "#rounds"
+#: procedures of effects written into a block within one another at most (deeper: a call)
+_NESTED_PASTES = 8
 #: a name in generated source (an attribute, after a dot, is not one)
 _WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 #: a temporary of a generated function: its own local, which a pasted body renames; the
@@ -178,7 +181,7 @@ class _Writer:
         c = self.c
         cls = step.__class__
         if step.pure:
-            self.add(2, f"{c(step.run)}(st, env)")
+            self.effects(2, step)
         elif cls is S.If:
             self.add(2, f"if {c(step.cond)}(st, env):")
             if step.then:
@@ -212,6 +215,19 @@ class _Writer:
         else:  # a step this generator does not know: the game keeps the machine
             self.ok = False
             self.add(2, "pass")
+
+    def effects(self, depth: int, step: S.Step, nested: int = 0) -> None:
+        """A step that only has effects: its generated body written here, no call; a
+        procedure of such steps (`run:`) its steps one after another, as `Run.run` runs
+        them, within the step that runs it."""
+        inline = getattr(step.run, "inline", None)
+        if inline is not None and self.paste(depth, inline, {}):
+            return
+        if step.__class__ is S.Run and nested < _NESTED_PASTES:
+            for inner in step.steps:
+                self.effects(depth, inner, nested + 1)
+            return
+        self.add(depth, f"{self.c(step.run)}(st, env)")
 
     def repeat(self, step: S.Repeat, checks: bool, k: str) -> None:
         c = self.c
