@@ -382,6 +382,52 @@ def test_an_error_in_a_generated_step_names_the_step_as_the_closures_do(
         errors[0][0]
 
 
+GUARDED = """\
+name: Guarded
+players: {min: 2, max: 2}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6, d2: 6}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        options:
+          - for: "x in ([dice.d1, dice.d2] if dice.d1 > 3 else [])"
+            label: "high {x}"
+            do: [add: {player.points: x}]
+          - for: "y in ([] if dice.d1 > 3 else [dice.d1 + dice.d2]), z in ([y] if y > 5 else [])"
+            label: "sum {y} {z}"
+            do: [add: {player.points: z}]
+        none: []
+end:
+  when: {done: "turn > 12"}
+score: player.points
+"""
+
+
+def test_options_over_a_list_or_nothing_are_those_of_the_closures(tmp_path: Path) -> None:
+    """A `for` over `xs if c else []` (or `[] if c else xs`) is a test and a loop over xs in
+    generated code: the same options, choices and scores as the closures give."""
+    path = tmp_path / "guarded.yaml"
+    path.write_text(GUARDED, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    # the loops of random play, each behind its test
+    assert sum(src.count("def records(") for src in fast.generated
+               if "if (not " in src) == 1
+    offered = set()
+    for seed in range(12):
+        played = course(fast, 2, seed)
+        assert played == course(slow, 2, seed), seed
+        offered |= {label.split()[0] for _seat, labels, _c in played[0] for label in labels}
+        runs = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
+        for state in runs:
+            state.playout(random.Random(seed))
+        assert runs[0].log == runs[1].log and runs[0].scores() == runs[1].scores()
+    assert offered == {"high", "sum"}  # both kinds of option were offered
+
+
 FAILING_PROCEDURE = """\
 name: Failing procedure
 players: {min: 2, max: 2}

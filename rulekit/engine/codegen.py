@@ -114,7 +114,13 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             lines.append(f"    {pyname} = base[{pysource.const(name)}]")
         depth = 1
         bound: list[tuple[str, str]] = []
-        for name, pyname, src in clauses:
+        guards = getattr(iterate, "guards", ()) if iterate is not None else ()
+        for i, (name, pyname, src) in enumerate(clauses):
+            guard = guards[i] if i < len(guards) else None
+            if guard is not None:  # a loop over `xs if c else []`: no loop when not c
+                lines.append("    " * depth + f"if {guard[0]}:")
+                depth += 1
+                src = guard[1]
             lines.append("    " * depth + f"for {pyname} in {k_charged}({src}):")
             depth += 1
             bound.append((name, pyname))

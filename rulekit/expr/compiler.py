@@ -93,7 +93,8 @@ class _N:
     """
 
     __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined", "promise")
+                 "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined", "promise",
+                 "guard")
 
     def __init__(
         self,
@@ -128,6 +129,9 @@ class _N:
         self.joined: tuple[str, _N] | None = None
         #: what a method promises of the list it returns: (distinct, numbers), see Method
         self.promise: tuple[bool, tuple[int, int] | None] = (False, None)
+        #: `xs if c else []` (or `[] if c else xs`): the sources of the test that gives xs
+        #: and of xs, so that a loop over it is a test and a loop over xs
+        self.guard: tuple[str, str] | None = None
 
 
 class _Gen:
@@ -850,6 +854,10 @@ class _Compiler:
         node = _make(fn, type_, a.pos, [a, c, b])
         if a.src is not None and b.src is not None and c.src is not None:
             node.src = f"({a.src} if {c.src} else {b.src})"
+            if _empty_list(b):
+                node.guard = (c.src, a.iter_src or a.src)
+            elif _empty_list(a):
+                node.guard = (f"(not {c.src})", b.iter_src or b.src)
         return node
 
     def _or(self, tree: Tree, scope: Scope) -> _N:
@@ -1083,6 +1091,10 @@ def _clauses_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]) -> 
                 return None
             out.append(f"if {c.src}")
     return " ".join(out)
+
+
+def _empty_list(node: _N) -> bool:
+    return node.const and node.value.__class__ is list and not node.value
 
 
 def _binary_node(op: str, left: _N, right: _N, type_: Type, pos: Pos) -> _N:
@@ -1798,6 +1810,7 @@ def compile_bindings(
         clauses: list[tuple[str, Fn]] = []
         srcs: list[tuple[str, str, str | None]] = []
         promises: list[tuple[bool, tuple[int, int] | None]] = []
+        guards: list[tuple[str, str] | None] = []
         consts: dict[str, Any] = {}
         reads: frozenset[str] | None = frozenset()  # what the lists looped over depend on
         seen: set[str] = set()
@@ -1821,11 +1834,14 @@ def compile_bindings(
             inner = inner.with_local(name, elem, node.reads)
             srcs.append((name, inner.pynames[name], node.iter_src or node.src))
             promises.append(node.promise)
+            guards.append(node.guard)
         iterate = _bindings_iterator(clauses)
         # for generated code: each clause's name, Python local and iterable's source
         iterate.srcs = tuple(srcs)  # type: ignore[attr-defined]
         # what each clause's list is promised to be (see Method)
         iterate.promises = tuple(promises)  # type: ignore[attr-defined]
+        # clauses over `xs if c else []`: (c, xs) as source (see _N.guard)
+        iterate.guards = tuple(guards)  # type: ignore[attr-defined]
         iterate.consts = consts  # type: ignore[attr-defined]
         iterate.reads = reads  # type: ignore[attr-defined]
         return iterate, inner
