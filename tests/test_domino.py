@@ -537,3 +537,60 @@ def test_tile_set_and_line_mistakes_are_reported_with_their_place(tmp_path) -> N
     assert "0 <= N <= 50" in messages["components.hand.double"]
     assert "shared" in messages["components.line.per"]
     assert "Tile" in messages["flow.turn[0].lay_tile.tile"]
+
+
+WRONG_LAYS = """\
+name: Wrong lays
+players: {min: 2, max: 2}
+components:
+  hand: {kind: tile_set, per: player, double: 3, hand_size: 3}
+  line: {kind: line}
+flow:
+  setup:
+    - deal: hand
+  turn:
+    - choose:
+        options:
+          - for: "t in player.hand.tiles, side in ['left', 'right', 'up']"
+            label: "{t} {side}"
+            do:
+              - lay_tile: {line: line, tile: t, end: side, from: player.hand}
+          - for: "t in player.hand.tiles"
+            label: "drop {t}"
+            do:
+              - lay_tile: {line: line, tile: t, from: player.hand}
+end:
+  when: {done: "turn > 6"}
+score: 0
+"""
+
+
+@pytest.mark.parametrize(("move", "where", "refusal"), [
+    ("2|2 left", "15:17", "2|2 does not fit the left end (0) of line 'line'"),
+    ("2|2 right", "15:17", "2|2 does not fit the right end (1) of line 'line'"),
+    ("0|0 up", "15:17", "a line has the ends 'left' and 'right', not 'up'"),
+    ("drop 2|2", "19:17", "2|2 fits no open end of line 'line'"),
+])
+def test_a_lay_where_the_tile_does_not_fit_is_refused_at_its_step(
+        tmp_path, move: str, where: str, refusal: str) -> None:
+    path = tmp_path / "wrong.yaml"
+    path.write_text(WRONG_LAYS, encoding="utf-8")
+    state = rulekit.load_game(path).new_game(players=2, seed=1)
+    state.resolve_chance(deal(3, [["0|1", "1|1", "2|3"], ["0|0", "2|2", "3|3"]]))
+    state.apply("0|1 left")  # an empty line takes any tile: its ends are 0 and 1
+    with pytest.raises(rulekit.RulekitError) as err:
+        state.apply(move)
+    assert str(err.value) == f"{path}:{where}: an action failed while the game ran: {refusal}"
+
+
+def test_a_lay_at_the_end_it_fits_turns_the_tile_and_an_omitted_end_takes_the_first(
+        tmp_path) -> None:
+    path = tmp_path / "wrong.yaml"
+    path.write_text(WRONG_LAYS, encoding="utf-8")
+    state = rulekit.load_game(path).new_game(players=2, seed=1)
+    state.resolve_chance(deal(3, [["0|1", "1|1", "2|3"], ["0|0", "2|2", "3|3"]]))
+    state.apply("0|1 left")
+    state.apply("0|0 left")  # 0|0 at the left end (0)
+    state.apply("drop 1|1")  # fits the right end only (1)
+    assert line(state)["line"] == ["0|0", "0|1", "1|1"]
+    assert line(state)["ends"] == {"left": 0, "right": 1}

@@ -19,8 +19,6 @@ from rulekit.components.tiles import HAND_T, TILE_T, Tile
 from rulekit.errors import PieceError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
-SIDES = ("left", "right")
-
 #: an open end: which side, the number it shows, whether a double lies there
 END_T = ObjT("End", {"side": STR, "value": INT, "is_double": BOOL, "tile": TILE_T})
 
@@ -142,17 +140,21 @@ class LineView:
             raise PieceError(f"only a tile can be laid in line '{self.kind.name}', not {tile!r}")
         placed = self.s[0]
         if placed:
-            sides = self.ends_for(tile)
             if end is None:
+                sides = self.ends_for(tile)
                 if not sides:
                     raise PieceError(f"{tile} fits no open end of line '{self.kind.name}'")
                 end = sides[0]
-            elif end not in SIDES:
-                raise PieceError(f"a line has the ends 'left' and 'right', not {end!r}")
-            elif end not in sides:
-                value = placed[0][0] if end == "left" else placed[-1][1]
-                raise PieceError(f"{tile} does not fit the {end} end ({value}) of line "
-                                 f"'{self.kind.name}'")
+            else:  # the end named (every lay a player chose): only its number is compared
+                if end == "left":
+                    value = placed[0][0]
+                elif end == "right":
+                    value = placed[-1][1]
+                else:
+                    raise PieceError(f"a line has the ends 'left' and 'right', not {end!r}")
+                if tile.a != value and tile.b != value:
+                    raise PieceError(f"{tile} does not fit the {end} end ({value}) of line "
+                                     f"'{self.kind.name}'")
         if hand is not None:
             hand._remove(tile)
         if not placed:
