@@ -594,3 +594,27 @@ def test_a_lay_at_the_end_it_fits_turns_the_tile_and_an_omitted_end_takes_the_fi
     state.apply("drop 1|1")  # fits the right end only (1)
     assert line(state)["line"] == ["0|0", "0|1", "1|1"]
     assert line(state)["ends"] == {"left": 0, "right": 1}
+
+
+@pytest.mark.parametrize(("doubles", "sums"), [("crosswise", [1, 1, 2, 0]),
+                                               ("inline", [1, 1, 1, 0])])
+def test_the_end_sum_follows_every_lay_and_a_cleared_line(tmp_path, doubles: str,
+                                                          sums: list[int]) -> None:
+    """0|1, then 0|0 at the left, then 1|1 at the right: doubles at both ends, which count
+    both halves when crosswise; a cleared line sums to 0."""
+    text = WRONG_LAYS.replace("line: {kind: line}", f"line: {{kind: line, doubles: {doubles}}}")
+    lay = "              - lay_tile: {line: line, tile: t, end: side, from: player.hand}\n"
+    text = text.replace(lay, lay + """              - say: "sum {line.end_sum}"
+          - label: clear
+            do:
+              - clear_line: {line: line}
+              - say: "sum {line.end_sum}"
+""")
+    path = tmp_path / "sums.yaml"
+    path.write_text(text, encoding="utf-8")
+    state = rulekit.load_game(path).new_game(players=2, seed=1)
+    state.resolve_chance(deal(3, [["0|1", "1|1", "2|3"], ["0|0", "2|2", "3|3"]]))
+    for move in ("0|1 left", "0|0 left", "1|1 right", "clear"):
+        state.apply(move)
+    assert says(state) == [f"sum {n}" for n in sums]
+    assert line(state) == {"line": [], "ends": {}, "end_sum": 0, "last": None}

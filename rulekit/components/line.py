@@ -85,20 +85,7 @@ class LineView:
 
     @property
     def end_sum(self) -> int:
-        placed = self.s[0]
-        n = len(placed)
-        if n == 0:
-            return 0
-        if n == 1:
-            return placed[0][2].pips
-        left, _, lt = placed[0]
-        _, right, rt = placed[-1]
-        if self.kind.crosswise:
-            if lt.is_double:
-                left += left
-            if rt.is_double:
-                right += right
-        return left + right
+        return self.s[2]
 
     def fits(self, tile: Tile) -> bool:
         """Whether the tile can be laid: at an open end, or anywhere on an empty line."""
@@ -166,10 +153,27 @@ class LineView:
             v = placed[-1][1]
             placed.append((v, tile.b, tile) if tile.a == v else (v, tile.a, tile))
         self.s[1] = tile
+        self.s[2] = _end_sum(placed, self.kind.crosswise)
 
     def _clear(self) -> None:
         self.s[0].clear()
         self.s[1] = None
+        self.s[2] = 0
+
+
+def _end_sum(placed: list, crosswise: bool) -> int:
+    """The open ends added up (see the module's docstring), kept with the line: scoring
+    rules read it after every lay, often several times."""
+    if len(placed) == 1:
+        return placed[0][2].pips
+    left, _, lt = placed[0]
+    _, right, rt = placed[-1]
+    if crosswise:
+        if lt.is_double:
+            left += left
+        if rt.is_double:
+            right += right
+    return left + right
 
 
 @register
@@ -207,12 +211,13 @@ class Line(Kind):
     def global_type(self) -> ObjT:
         return self.type
 
-    # ---- state: [placed (left half, right half, tile) from left to right, last tile laid] --
+    # ---- state: [placed (left half, right half, tile) from left to right, last tile laid,
+    # end sum] -------------------------------------------------------------------------------
     def new_state(self, st: Any) -> list:
-        return [[], None]
+        return [[], None, 0]
 
     def copy_state(self, s: list) -> list:
-        return [list(s[0]), s[1]]
+        return [list(s[0]), s[1], s[2]]
 
     def global_view(self, st: Any) -> LineView:
         return LineView(st.comps[self.index], self)
@@ -225,7 +230,7 @@ class Line(Kind):
         return f"[{x}|{y}]" if tile.is_double and self.crosswise else f"{x}|{y}"
 
     def snapshot(self, st: Any, seat: int | None) -> dict:
-        placed, last = st.comps[self.index]
+        placed, last, _sum = st.comps[self.index]
         view = LineView(st.comps[self.index], self)
         return {
             "line": [f"{x}|{y}" for x, y, _t in placed],
@@ -236,7 +241,7 @@ class Line(Kind):
 
     def render(self, st: Any, seat: int | None) -> str:
         """The tiles from left to right (crosswise doubles in brackets), wrapped, then the ends."""
-        placed, last = st.comps[self.index]
+        placed, last, _sum = st.comps[self.index]
         if not placed:
             return f"{self.name}: (empty)"
         view = LineView(st.comps[self.index], self)
@@ -249,7 +254,7 @@ class Line(Kind):
 
     def html(self, st: Any, seat: int | None) -> str:
         """The tiles from left to right as laid (crosswise doubles standing), then the ends."""
-        placed, last = st.comps[self.index]
+        placed, last, _sum = st.comps[self.index]
         if not placed:
             return '<div class="line empty">(no tile laid yet)</div>'
         view = LineView(st.comps[self.index], self)
