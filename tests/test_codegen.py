@@ -192,7 +192,8 @@ flow:
         options:
           - for: "@LOOP@ in [dice.d1, dice.d2, @OUTER@], @INNER@ in range(@LOOP@)"
             let: {@LET@: "@LOOP@ * 10 + @INNER@ + player.@VAR@"}
-            if: "@LET@ != 7 and '@TEXT@' != str(@LET@)"
+            if: "@LET@ != 7 and '@TEXT@' != str(@LET@)
+              and any(@ITEM@ != @LET@ for @ITEM@ in [@LOOP@, @OUTER@])"
             label: "@TEXT@ {@LOOP@}-{@INNER@} {@LET@} '@TEXT@'"
             do:
               - add: {player.@VAR@: 1}
@@ -263,10 +264,12 @@ def shape(source: str) -> list[tuple[int, str]]:
 def test_hostile_names_and_strings_do_not_change_the_shape(tmp_path: Path) -> None:
     plain = generated(tmp_path, PLAIN)
     hostile = generated(tmp_path, HOSTILE)
-    # the define, the option generator, the action's three steps, the turn's two `let`s and
-    # its `set`, the trigger, the checks after a step, the turns
-    assert len(plain) == len(hostile) == 11
+    # the define, the any() of the option's condition, the option generator, the action's
+    # three steps, the turn's two `let`s and its `set`, the trigger, the checks after a
+    # step, the turns
+    assert len(plain) == len(hostile) == 12
     assert sum("def get(st):" in a for a in plain) == 1
+    assert sum("def scan(st, " in a for a in plain) == 1
     assert sum("def run(st, env):" in a for a in plain) == 6
     assert sum("def fire(st):" in a for a in plain) == 1
     assert sum("def turns(st, cx, start):" in a for a in plain) == 1
@@ -426,6 +429,59 @@ def test_options_over_a_list_or_nothing_are_those_of_the_closures(tmp_path: Path
             state.playout(random.Random(seed))
         assert runs[0].log == runs[1].log and runs[0].scores() == runs[1].scores()
     assert offered == {"high", "sum"}  # both kinds of option were offered
+
+
+SCANS = """\
+name: Scans
+players: {min: 2, max: 2}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6, d2: 6, d3: 6}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        options:
+          - for: "n in range(2, 13)"
+            if: "any(a + b == n for a in [dice.d1, dice.d2] for b in [dice.d3] if a != b)"
+            label: "sum {n}"
+            do: [add: {player.points: n}]
+          - for: "n in [2, 3]"
+            if: "all(d % n == 0 for d in [dice.d1, dice.d2, dice.d3] if d > 1)"
+            label: "all by {n}"
+            do: [add: {player.points: 10}]
+          # a scan stops at the element that decides: the next would divide by zero
+          - label: "any stops"
+            if: "any(6 // (d - 1) > 2 for d in [3, dice.d1, 1])"
+            do: [add: {player.points: 1}]
+          - label: "all stops"
+            if: "not all(6 // (d - 1) > 2 for d in [2, 4, dice.d1 // 7 + 1])"
+            do: [add: {player.points: 1}]
+end:
+  when: {done: "turn > 12"}
+score: player.points
+"""
+
+
+def test_any_and_all_of_a_generator_are_loops_that_stop_where_they_decide(
+        tmp_path: Path) -> None:
+    path = tmp_path / "scans.yaml"
+    path.write_text(SCANS, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    assert sum("def scan(st" in src for src in fast.generated) == 4
+    assert not any("def scan(st" in src for src in slow.generated)
+    for game in (fast, slow):
+        state = game.new_game(players=2, seed=1)
+        state.resolve_chance({"d1": 2, "d2": 3, "d3": 3})
+        # 2 + 3 (3 + 3 has a == b); 2, 3 and 3 are not all even nor all divisible by 3
+        assert [a.label for a in state.legal_actions()] == ["sum 5", "any stops", "all stops"]
+    for seed in range(10):
+        assert course(fast, 2, seed) == course(slow, 2, seed), seed
+        runs = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
+        for state in runs:
+            state.playout(random.Random(seed))
+        assert runs[0].log == runs[1].log and runs[0].scores() == runs[1].scores()
 
 
 FAILING_PROCEDURE = """\

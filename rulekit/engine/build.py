@@ -35,6 +35,7 @@ from rulekit.expr import (
     compile_bindings,
     compile_expr,
     compile_template,
+    pysource,
 )
 from rulekit.expr.budget import charge
 from rulekit.spec.source import Path_, Pos, Source
@@ -343,6 +344,10 @@ class GameBuild:
                              f"its length is {decl['length']}")
 
     def build(self) -> dict[str, Any]:
+        with pysource.gathering(self.generated):  # the expressions' helpers, shown too
+            return self._build()
+
+    def _build(self) -> dict[str, Any]:
         b, data = self.b, self.data
         self.param_lengths()
         out: dict[str, Any] = {"params": self.params}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import operator
+import re
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -144,7 +145,7 @@ class _Gen:
     """
 
     __slots__ = ("node", "lazy", "count", "fast", "filtered", "clauses", "body_src",
-                 "lazy_src")
+                 "lazy_src", "loops")
 
     def __init__(self, node: _N, lazy: Fn | None, count: Fn | None, fast: bool = False) -> None:
         self.node = node
@@ -155,6 +156,8 @@ class _Gen:
         self.clauses: str | None = None  # source of the `for ... if ...` clauses
         self.body_src: str | None = None
         self.lazy_src: str | None = None  # map()/filter() with no Python loop, when possible
+        #: the clauses as source, one (local, charged list, [conditions]) per `for`
+        self.loops: list[tuple[str, str, list[str]]] | None = None
 
     @property
     def gen_src(self) -> str | None:
@@ -816,6 +819,7 @@ class _Compiler:
         gen.filtered = any(conds for _n, _it, conds in levels)
         if not node.const:
             gen.clauses = _clauses_src(levels, pynames)
+            gen.loops = _loops_src(levels, pynames)
             gen.body_src = body.src
             gen.lazy_src = fast_src
             if fast_src is not None:
@@ -1091,6 +1095,47 @@ def _clauses_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]) -> 
                 return None
             out.append(f"if {c.src}")
     return " ".join(out)
+
+
+def _loops_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]
+               ) -> list[tuple[str, str, list[str]]] | None:
+    """`_clauses_src` as one (local, charged list, [conditions]) per `for` clause."""
+    out = []
+    for (_name, it, conds), pv in zip(levels, pynames):
+        items = py.call(charged, it.iter_src or it.src)
+        if items is None or any(c.src is None for c in conds):
+            return None
+        out.append((pv, items, [c.src for c in conds]))  # type: ignore[misc]
+    return out
+
+
+_PYNAME = re.compile(r"\bv\d+\b")
+_BOUND = re.compile(r"\bfor (v\d+) in\b")
+
+
+def _scan_loop(name: str, gen: _Gen) -> str | None:
+    """any() or all() of a generator as a call of a function of its own, whose loops are
+    Python loops: the same elements read, charged and tested, in the same order, to the
+    same first true (any) or false (all) one, without a generator resumed per element."""
+    if gen.loops is None or gen.body_src is None:
+        return None
+    text = " ".join([gen.body_src] + [i + " " + " ".join(cs) for _p, i, cs in gen.loops])
+    bound = set(_BOUND.findall(text)) | {pv for pv, _i, _c in gen.loops}
+    free = sorted(set(_PYNAME.findall(text)) - bound, key=lambda v: int(v[1:]))
+    lines = [f"def scan(st{''.join(', ' + v for v in free)}):"]
+    pad = "    "
+    for pv, items, conds in gen.loops:
+        lines.append(f"{pad}for {pv} in {items}:")
+        pad += "    "
+        for c in conds:
+            lines.append(f"{pad}if {c}:")
+            pad += "    "
+    found = name == "any"  # what the first element that decides returns
+    lines += [f"{pad}if {'' if found else 'not '}{gen.body_src}:",
+              f"{pad}    return {found}",
+              f"    return {not found}"]
+    scan = py.local_function(lines, "scan", f"{name}() over a generator, as a loop")
+    return None if scan is None else py.call(scan, "st", *free)
 
 
 def _empty_list(node: _N) -> bool:
@@ -1675,6 +1720,9 @@ def _builtin_src(name: str, args: list[_N], gen: _Gen | None) -> str | None:
             return py.call(sum, f"(1 {gen.clauses})")
         if name == "first":
             return py.call(next, gen.gen_src, py.const(None))
+        scan = _scan_loop(name, gen) if name in ("any", "all") and not gen.lazy_src else None
+        if scan is not None:
+            return scan
         if name in _SCANS and len(args) == 1:
             return py.call(_SCANS[name], gen.gen_src)
         return None

@@ -77,6 +77,34 @@ def function(src: str, consts: dict[str, Any], pynames: list[str], names: list[s
     return compile_function("\n".join(lines) + "\n", consts, "f")
 
 
+#: where the sources of helper functions go while a game is built (`rulekit compile`)
+_helpers: list[str] | None = None
+
+
+@contextmanager
+def gathering(sources: list[str]) -> Iterator[None]:
+    """Add the source of every helper function made in this block to `sources`."""
+    global _helpers
+    outer = _helpers
+    _helpers = sources
+    try:
+        yield
+    finally:
+        _helpers = outer
+
+
+def local_function(lines: list[str], name: str, what: str) -> Any:
+    """A helper function of the source being built (defined by `lines`, over the
+    constants collected so far; `what` it is, for `rulekit compile`); None outside
+    `collecting`, and while expressions keep their closures."""
+    if _consts is None or not FUNCTIONS:
+        return None
+    source = "\n".join(lines) + "\n"
+    if _helpers is not None:
+        _helpers.append(f"# {what}\n{source}")
+    return compile_function(source, dict(_consts), name)
+
+
 def compile_function(source: str, consts: dict[str, Any], name: str) -> Any:
     """Compile generated `source`, which defines `name`, with `consts` as its only globals."""
     namespace: dict[str, Any] = {"__builtins__": {}}
