@@ -316,6 +316,32 @@ def test_a_pasted_body_cannot_overwrite_the_turns_own_names() -> None:
     assert not w.paste(2, codegen.Inline(["    return x1"], {}), {})  # only a call returns
 
 
+def test_a_decision_of_very_many_options_writes_some_in_place_and_calls_the_rest(
+        tmp_path: Path) -> None:
+    """Bodies are written into a block only while it stays of a fair size: past that, its
+    options' records and effects are called, and the games are the same."""
+    options = "".join(
+        f"          - label: o{k}\n            do:\n"
+        f"              - add: {{player.points: {k}}}\n"
+        f"              - say: \"o{k} by {{player.seat}}\"\n"
+        for k in range(600))
+    text = ("name: Many\nplayers: {min: 2, max: 2}\nvars:\n  points: {per: player, init: 0}\n"
+            "flow:\n  turn:\n    - choose:\n        options:\n" + options +
+            "end:\n  when: {done: \"turn > 30\"}\nscore: player.points\n")
+    path = tmp_path / "many.yaml"
+    path.write_text(text, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    turns = next(src for src in fast.generated if "def turns(" in src)
+    written, called = turns.count("out3.append(("), turns.count(", out3, seen4)")
+    assert written + called == 600 and written > 100 and called > 100
+    for seed in range(3):
+        runs = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
+        for state in runs:
+            state.playout(random.Random(seed))
+        assert runs[0].log == runs[1].log and runs[0].scores() == runs[1].scores()
+        assert len(runs[0].log) > 60
+
+
 def test_rulekit_compile_shows_the_generated_code() -> None:
     result = CliRunner().invoke(main, ["compile", str(ROOT / "games" / "qwixx.yaml")])
     assert result.exit_code == 0, result.output

@@ -34,6 +34,8 @@ ENABLED = True
 
 #: where a `repeat` keeps its count of rounds, as Repeat does
 _ROUNDS = "#rounds"
+#: the most lines of a block function that bodies are written into (more: calls)
+_MOST_LINES = 3000
 #: procedures of effects written into a block within one another at most (deeper: a call)
 _NESTED_PASTES = 8
 #: a name in generated source (an attribute, after a dot, is not one)
@@ -61,6 +63,7 @@ class _Writer:
         self.todo: list[tuple[str, tuple, bool]] = []
         self.lines: list[str] = []
         self.temps = 0
+        self.start = 0  # where the function being written starts in `lines`
         self.ok = True
         self.consts: dict[int, str] = {}
         #: the tables from an option's steps to their block: (name, {id: function name}),
@@ -97,6 +100,8 @@ class _Writer:
         False (nothing written) when the body returns, which only a call can do."""
         if any(line.lstrip().startswith("return") for line in inline.lines):
             return False
+        if len(self.lines) - self.start + len(inline.lines) > _MOST_LINES:
+            return False  # a game of very many options: one function stays of a fair size
         for name, value in inline.consts.items():  # names are unique to their value
             assert self.all_consts.get(name, value) is value, name
         self.all_consts.update(inline.consts)
@@ -124,6 +129,7 @@ class _Writer:
         while self.todo:
             name, steps, checks = self.todo.pop(0)
             entry = name in phases
+            self.start = len(self.lines)
             self.add(0, f"def {name}(st, env, cx{', start' if entry else ''}):")
             for i, step in enumerate(steps):
                 mark = len(self.lines)
