@@ -48,6 +48,15 @@ def course(game: rulekit.Game, players: int, seed: int) -> list:
     return [seen, state.log, state.scores(), state.end_reason]
 
 
+def same_playouts(fast: rulekit.Game, slow: rulekit.Game, players: int, seed: int) -> None:
+    """A playout of each game from `seed` plays the same game: the same log and scores."""
+    runs = [game.new_game(players=players, seed=seed) for game in (fast, slow)]
+    for state in runs:
+        state.playout(random.Random(seed))
+    assert runs[0].log == runs[1].log and runs[0].log, seed
+    assert runs[0].scores() == runs[1].scores(), seed
+
+
 @pytest.mark.parametrize("path", GAMES, ids=[p.stem for p in GAMES])
 def test_generated_code_plays_the_same_games_as_the_closures(path: Path) -> None:
     fast, slow = load(path, True), load(path, False)
@@ -335,11 +344,7 @@ def test_a_decision_of_very_many_options_writes_some_in_place_and_calls_the_rest
     written, called = turns.count("out3.append(("), turns.count(", out3, seen4)")
     assert written + called == 600 and written > 100 and called > 100
     for seed in range(3):
-        runs = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
-        for state in runs:
-            state.playout(random.Random(seed))
-        assert runs[0].log == runs[1].log and runs[0].scores() == runs[1].scores()
-        assert len(runs[0].log) > 60
+        same_playouts(fast, slow, 2, seed)
 
 
 def test_rulekit_compile_shows_the_generated_code() -> None:
@@ -362,11 +367,7 @@ def test_generated_steps_play_the_same_games_as_the_closures(tmp_path: Path,
     fast, slow = load(path, True), load(path, False)
     for seed in range(10):
         assert course(fast, 2, seed) == course(slow, 2, seed), seed
-        played = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
-        for state in played:
-            state.playout(random.Random(seed))
-        assert played[0].log == played[1].log and played[0].log
-        assert played[0].scores() == played[1].scores()
+        same_playouts(fast, slow, 2, seed)
 
 
 FAILING = """\
@@ -450,10 +451,7 @@ def test_options_over_a_list_or_nothing_are_those_of_the_closures(tmp_path: Path
         played = course(fast, 2, seed)
         assert played == course(slow, 2, seed), seed
         offered |= {label.split()[0] for _seat, labels, _c in played[0] for label in labels}
-        runs = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
-        for state in runs:
-            state.playout(random.Random(seed))
-        assert runs[0].log == runs[1].log and runs[0].scores() == runs[1].scores()
+        same_playouts(fast, slow, 2, seed)
     assert offered == {"high", "sum"}  # both kinds of option were offered
 
 
@@ -504,10 +502,7 @@ def test_any_and_all_of_a_generator_are_loops_that_stop_where_they_decide(
         assert [a.label for a in state.legal_actions()] == ["sum 5", "any stops", "all stops"]
     for seed in range(10):
         assert course(fast, 2, seed) == course(slow, 2, seed), seed
-        runs = [game.new_game(players=2, seed=seed) for game in (fast, slow)]
-        for state in runs:
-            state.playout(random.Random(seed))
-        assert runs[0].log == runs[1].log and runs[0].scores() == runs[1].scores()
+        same_playouts(fast, slow, 2, seed)
 
 
 FAILING_PROCEDURE = """\
