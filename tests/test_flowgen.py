@@ -374,3 +374,38 @@ def test_the_turn_order_games_play_the_same(tmp_path: Path, name: str) -> None:
                                                                           seed=seed)
         ra, rb = random.Random(seed), random.Random(seed)
         assert outcome(a, a.playout(ra)) == outcome(b, b.playout(rb)), seed
+
+
+EMPTY_PROCEDURE = """\
+name: Empty procedure
+players: {min: 2, max: 2}
+vars:
+  n: {init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6}}
+flow:
+  procedures:
+    outer:                   # runs a procedure not read yet: a `run:` step of its own
+      - run: later
+    later: []                # a placeholder: nothing to do yet
+  turn:
+    - roll: dice
+    - run: outer
+    - add: {n: "dice.d1"}
+end:
+  when: {done: "turn > 5"}
+score: n
+"""
+
+
+def test_a_procedure_without_steps_runs_as_a_step_that_does_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "g.yaml"
+    path.write_text(EMPTY_PROCEDURE, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    assert fast.turns is not None
+    for seed in range(3):
+        a, b = fast.new_game(players=2, seed=seed), slow.new_game(players=2, seed=seed)
+        assert outcome(a, a.playout(random.Random(seed))) == outcome(
+            b, b.playout(random.Random(seed)))
+        rolls = [e["outcome"]["d1"] for e in a.log if e.get("chance") == "roll"]
+        assert a.is_over and a.scores()[0] == sum(rolls[:5])  # one roll a turn, 5 turns

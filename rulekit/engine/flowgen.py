@@ -148,7 +148,10 @@ class _Writer:
         self.add(1, "if st._steps_left < 0:")
         self.add(2, f"raise st._endless({k})")
         self.add(1, "try:")
+        mark = len(self.lines)
         self.body(step, checks, k)
+        if len(self.lines) == mark:  # a step that does nothing here (an empty procedure's)
+            self.add(2, "pass")
         self.add(1, f"except {c(RUNTIME_ERRORS)} as exc:")
         self.add(2, f"raise {c(_failed)}({k}.where, {c('a step')}, exc) from exc")
         if checks:
