@@ -200,7 +200,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
     source = "\n".join(lines) + "\n"
     record_source = "\n".join(records) + "\n"
     records_fn = pysource.compile_function(record_source, consts, "records")
-    # what the generated turns write in place of a call (see flowgen.Writer.paste)
+    # what the generated turns write in place of a call (see flowgen._Writer.paste)
     records_fn.inline = Inline(records[1:], consts)
     records_fn.make = make_fn
     return (pysource.compile_function(source, consts, "generate"), records_fn,

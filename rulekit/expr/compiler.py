@@ -818,8 +818,8 @@ class _Compiler:
         gen = _Gen(node, None, None) if node.const else _Gen(node, lazy, count, fast)
         gen.filtered = any(conds for _n, _it, conds in levels)
         if not node.const:
-            gen.clauses = _clauses_src(levels, pynames)
             gen.loops = _loops_src(levels, pynames)
+            gen.clauses = _clauses_src(gen.loops)
             gen.body_src = body.src
             gen.lazy_src = fast_src
             if fast_src is not None:
@@ -1082,24 +1082,18 @@ class _Compiler:
 SHORT_LIST = 64
 
 
-def _clauses_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]) -> str | None:
-    """`for v1 in charged(xs) if c ...` of a comprehension, each loop charged by its length."""
-    out = []
-    for (_name, it, conds), pv in zip(levels, pynames):
-        items = py.call(charged, it.iter_src or it.src)
-        if items is None:
-            return None
-        out.append(f"for {pv} in {items}")
-        for c in conds:
-            if c.src is None:
-                return None
-            out.append(f"if {c.src}")
-    return " ".join(out)
+def _clauses_src(loops: list[tuple[str, str, list[str]]] | None) -> str | None:
+    """`for v1 in charged(xs) if c ...` of a comprehension's loops (see `_loops_src`)."""
+    if loops is None:
+        return None
+    return " ".join(f"for {pv} in {items}" + "".join(f" if {c}" for c in conds)
+                    for pv, items, conds in loops)
 
 
 def _loops_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]
                ) -> list[tuple[str, str, list[str]]] | None:
-    """`_clauses_src` as one (local, charged list, [conditions]) per `for` clause."""
+    """A comprehension's clauses as source: one (local, the list charged by its length,
+    [conditions]) per `for` clause."""
     out = []
     for (_name, it, conds), pv in zip(levels, pynames):
         items = py.call(charged, it.iter_src or it.src)
