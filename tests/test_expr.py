@@ -342,6 +342,26 @@ def test_constants_that_always_fail_are_errors() -> None:
     assert "always fails" in error("min([])").message
 
 
+@pytest.mark.parametrize(("text", "value"), [
+    ("all(6 // (d - 1) > 2 for d in [2, 4, 1])", False),   # stops at 4, before 1
+    ("any(6 // (d - 1) > 2 for d in [3, 1])", True),       # stops at 3
+    ("first(6 // (d - 1) for d in [3, 1])", 3),
+])
+def test_a_constant_scan_stops_where_it_decides_as_at_play(text: str, value: Any) -> None:
+    """any(), all() and first() of a constant generator are folded as they run: the
+    element after the one that decides (1, which divides by zero) is never read."""
+    c = compile_expr(text, make_scope())
+    assert c.constant and c.fn(None, {}) == value
+    assert run(text.replace("[", "[n - 7 + ").replace(", ", ", n - 7 + ")) == value
+
+
+@pytest.mark.parametrize("text", ["all(6 // (d - 1) > 0 for d in [2, 1])",
+                                  "sum(6 // (d - 1) for d in [3, 1])",
+                                  "any(d > 5 for d in [1 // 0])"])
+def test_a_constant_scan_that_reads_a_failing_element_always_fails(text: str) -> None:
+    assert "always fails: division by zero" in error(text).message
+
+
 def test_folded_lists_are_not_shared() -> None:
     c = compile_expr("['blue'] + params.colors", make_scope())
     first = c.fn(None, {})

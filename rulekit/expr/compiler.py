@@ -1616,8 +1616,22 @@ def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     func = any if name == "any" else all
     if gen is not None and gen.lazy is not None:
         lazy = gen.lazy
-        return _make(lambda st, env: func(lazy(st, env)), BOOL, pos, [arg])
+        return _stopping(lambda st, env: func(lazy(st, env)), BOOL, pos, arg)
     return _apply(_scanning(func), args, BOOL, pos)
+
+
+def _stopping(fn: Fn, type_: Type, pos: Pos, arg: _N) -> _N:
+    """`fn` of a generator that stops at the element that decides (any, all, first).
+    A constant generator whose whole list fails (a later element divides by zero) is
+    folded as `fn` runs at play: only the elements it reads count."""
+    if arg.err is None or arg.dyn or arg.free:
+        return _make(fn, type_, pos, [arg])
+    try:
+        with limit(WORK_AT_LOAD, "a constant worked out at load"):
+            value = fn(None, {})
+    except Exception:  # an element it reads fails too
+        return _N(fn, type_, pos, err=arg.err)
+    return _constant(value, type_, pos)
 
 
 def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
@@ -1688,7 +1702,7 @@ def _b_first(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None
     elem = _list_arg(c, name, arg)
     if gen is not None and gen.lazy is not None:
         lazy = gen.lazy
-        return _make(lambda st, env: next(lazy(st, env), None), elem, pos, [arg])
+        return _stopping(lambda st, env: next(lazy(st, env), None), elem, pos, arg)
     return _apply(runtime.first, args, elem, pos)
 
 
