@@ -372,6 +372,22 @@ def test_the_sampled_deal_is_the_whole_set_and_the_same_seed_gives_the_same_deal
     assert sorted(tuple(t) for t in a) == [(x, y) for x in range(13) for y in range(x, 13)]
 
 
+def test_a_deal_drawn_at_once_is_the_deal_sampled_then_imposed() -> None:
+    """`resolve_chance()` shuffles and deals in one pass: the same draws from the RNG, the
+    same outcome, hands and stock as `sample_chance` then `resolve_chance(outcome)`."""
+    for seed in range(5):
+        state = game().new_game(players=4, seed=seed)
+        other = state.clone()
+        rng = random.Random()
+        rng.setstate(state.rng.getstate())
+        outcome = state.resolve_chance()
+        assert other.sample_chance(rng) == outcome
+        assert rng.getstate() == state.rng.getstate()
+        other.resolve_chance(outcome)
+        assert other.view(None) == state.view(None)
+        assert other.legal_actions() == state.legal_actions()
+
+
 # ---- hidden information ------------------------------------------------------------------------
 def test_a_seat_sees_its_own_hand_only_and_never_the_stock_order() -> None:
     state = game().new_game(players=4, seed=2)

@@ -297,7 +297,19 @@ class TileSet(Kind):
 
     def _apply(self, view: TileSetView, outcome: Any) -> None:
         by_pair = self.by_pair
-        order = [by_pair[(a, b) if a <= b else (b, a)] for a, b in outcome]
+        self._deal(view, [by_pair[(a, b) if a <= b else (b, a)] for a, b in outcome])
+
+    def _draw(self, view: TileSetView, rng: Any) -> list[list[int]]:
+        """`_sample` and `_apply` at once, the deal of random play: the tiles shuffled
+        are dealt as they are, not looked up again from their pairs."""
+        order = list(self.tiles)
+        rng.shuffle(order)
+        self._deal(view, order)
+        return [[t.a, t.b] for t in order]
+
+    def _deal(self, view: TileSetView, order: list[Tile]) -> None:
+        """The hands from the front of `order`, each in the set's order; the rest is the
+        stock, drawn from the front."""
         hands, stock = view.s
         size = self.hand_size(view.st, {})
         for p, h in enumerate(hands):
@@ -316,6 +328,7 @@ TileSet.chances = {
         sample=lambda view, rng: view.kind._sample(view, rng),
         check=lambda view, outcome: view.kind._check(view, outcome),
         apply=lambda view, outcome: view.kind._apply(view, outcome),
+        draw=lambda view, rng: view.kind._draw(view, rng),
         doc="shuffle the whole set and deal the hands; the rest is the stock",
         public=False,
     ),
