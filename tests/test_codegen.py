@@ -482,24 +482,41 @@ flow:
           - label: "all stops"
             if: "not all(6 // (d - 1) > 2 for d in [2, 4, dice.d1 // 7 + 1])"
             do: [add: {player.points: 1}]
+          # sums and counts of whole numbers are loops too; a sum of fractions is not
+          - for: "k in [1, 2]"
+            label: "total {sum(d * k for d in [dice.d1, dice.d2, dice.d3] if d > 2)}"
+            if: "count(d for d in [dice.d1, dice.d2, dice.d3] if d * k == 3 * k) >= k"
+            do: [add: {player.points: "sum(a * b for a in [dice.d1, k] for b in [dice.d3])"}]
+          - label: "half {sum(d / 2 for d in [dice.d1, dice.d2])}"
+            do: [add: {player.points: 1}]
 end:
   when: {done: "turn > 12"}
-score: player.points
+score: "player.points + count(d for d in [dice.d1, dice.d2] for e in [6] if d == e)"
 """
 
 
-def test_any_and_all_of_a_generator_are_loops_that_stop_where_they_decide(
+def test_scans_of_a_generator_are_loops_that_stop_where_they_decide(
         tmp_path: Path) -> None:
+    """any(), all(), count() and sums of whole numbers over a generator are loops in
+    generated code: the same labels, effects, scores and games as the closures."""
     path = tmp_path / "scans.yaml"
     path.write_text(SCANS, encoding="utf-8")
     fast, slow = load(path, True), load(path, False)
-    assert sum("def scan(st" in src for src in fast.generated) == 4
+    # four any/all, the label's sum, the condition's count, the effect's sum, the score's
+    # count; the sum of halves stays the builtin's
+    assert sum("def scan(st" in src for src in fast.generated) == 8
     assert not any("def scan(st" in src for src in slow.generated)
     for game in (fast, slow):
         state = game.new_game(players=2, seed=1)
         state.resolve_chance({"d1": 2, "d2": 3, "d3": 3})
-        # 2 + 3 (3 + 3 has a == b); 2, 3 and 3 are not all even nor all divisible by 3
-        assert [a.label for a in state.legal_actions()] == ["sum 5", "any stops", "all stops"]
+        # 2 + 3 (3 + 3 has a == b); 2, 3 and 3 are not all even nor all divisible by 3;
+        # two 3s: "total" for k = 1 and 2 (3 + 3, then 6 + 6); (2 + 3) / 2 in halves
+        assert [a.label for a in state.legal_actions()] == [
+            "sum 5", "any stops", "all stops", "total 6", "total 12", "half 2.5"]
+        state.apply("total 12")  # 2 * 3 + 2 * 3
+        assert state.scores()[0] == 12
+        state.resolve_chance({"d1": 6, "d2": 6, "d3": 1})
+        assert state.scores() == [12 + 2, 0 + 2]  # every player counts the two 6s
     for seed in range(10):
         assert course(fast, 2, seed) == course(slow, 2, seed), seed
         same_playouts(fast, slow, 2, seed)

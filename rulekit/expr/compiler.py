@@ -1108,15 +1108,20 @@ _BOUND = re.compile(r"\bfor (v\d+) in\b")
 
 
 def _scan_loop(name: str, gen: _Gen) -> str | None:
-    """any() or all() of a generator as a call of a function of its own, whose loops are
-    Python loops: the same elements read, charged and tested, in the same order, to the
-    same first true (any) or false (all) one, without a generator resumed per element."""
+    """any(), all(), a count or a sum of whole numbers over a generator as a call of a
+    function of its own, whose loops are Python loops: the same elements read, charged and
+    tested, in the same order (any and all to the first element that decides), without a
+    generator resumed per element. A sum of numbers that may be fractions stays the
+    builtin's: Python may add floats in another order than a loop does."""
     if gen.loops is None or gen.body_src is None:
         return None
     text = " ".join([gen.body_src] + [i + " " + " ".join(cs) for _p, i, cs in gen.loops])
     bound = set(_BOUND.findall(text)) | {pv for pv, _i, _c in gen.loops}
     free = sorted(set(_PYNAME.findall(text)) - bound, key=lambda v: int(v[1:]))
     lines = [f"def scan(st{''.join(', ' + v for v in free)}):"]
+    adding = name not in ("any", "all")
+    if adding:
+        lines.append("    total = 0")
     pad = "    "
     for pv, items, conds in gen.loops:
         lines.append(f"{pad}for {pv} in {items}:")
@@ -1124,11 +1129,16 @@ def _scan_loop(name: str, gen: _Gen) -> str | None:
         for c in conds:
             lines.append(f"{pad}if {c}:")
             pad += "    "
-    found = name == "any"  # what the first element that decides returns
-    lines += [f"{pad}if {'' if found else 'not '}{gen.body_src}:",
-              f"{pad}    return {found}",
-              f"    return {not found}"]
-    scan = py.local_function(lines, "scan", f"{name}() over a generator, as a loop")
+    if adding:
+        lines += [f"{pad}total += {'1' if name in ('count', 'len') else gen.body_src}",
+                  "    return total"]
+    else:
+        found = name == "any"  # what the first element that decides returns
+        lines += [f"{pad}if {'' if found else 'not '}{gen.body_src}:",
+                  f"{pad}    return {found}",
+                  f"    return {not found}"]
+    what = "a count" if name in ("count", "len") else f"{name}()"
+    scan = py.local_function(lines, "scan", f"{what} over a generator, as a loop")
     return None if scan is None else py.call(scan, "st", *free)
 
 
@@ -1724,13 +1734,15 @@ def _builtin_src(name: str, args: list[_N], gen: _Gen | None) -> str | None:
     if gen is not None:
         if gen.clauses is None or gen.body_src is None:
             return None
-        if name in ("count", "len"):
-            return py.call(sum, f"(1 {gen.clauses})")
         if name == "first":
             return py.call(next, gen.gen_src, py.const(None))
-        scan = _scan_loop(name, gen) if name in ("any", "all") and not gen.lazy_src else None
+        looped = name in ("any", "all", "count", "len") or (
+            name == "sum" and args[0].type == ListT(INT))
+        scan = _scan_loop(name, gen) if looped and not gen.lazy_src else None
         if scan is not None:
             return scan
+        if name in ("count", "len"):
+            return py.call(sum, f"(1 {gen.clauses})")
         if name in _SCANS and len(args) == 1:
             return py.call(_SCANS[name], gen.gen_src)
         return None
