@@ -209,6 +209,69 @@ def test_a_preview_does_not_know_the_rolls_to_come() -> None:
     assert truths[0] != truths[1]  # the games' own dice do differ by their seeds
 
 
+def rolls(state: rulekit.State, n: int) -> list:
+    """The next n roll outcomes of a Level X state, passing every turn."""
+    out = []
+    while len(out) < n:
+        if state.is_chance:
+            out.append(state.resolve_chance())
+        else:
+            state.apply("pass")
+    return out
+
+
+def test_a_copy_rolls_from_its_own_rng_made_at_its_first_roll() -> None:
+    """A preview's copy rolls as a Random(0) would, and a determinized copy as a Random
+    seeded from the bot's rng; a clone of such a copy, made before or after its first
+    roll, rolls on as the copy does. The copies make their RNG only when they first roll,
+    which a preview seldom does."""
+    g = rulekit.load_game(ROOT / "games" / "levelx.yaml")
+    state = g.new_game(players=2, seed=3)
+    state.resolve_chance({"d1": 1, "d2": 2, "d3": 3, "d4": 5})
+    preview = state.preview("pass")
+    early, explicit = preview.clone(), preview.clone()
+    explicit.rng = random.Random(0)
+    assert rolls(preview, 6) == rolls(explicit, 6) == rolls(early, 6)
+    late = preview.clone()
+    assert rolls(late, 4) == rolls(preview, 4)
+    # Level X hides nothing: the copy's seed is the first draw from the bot's rng
+    imagined = state.determinize(0, random.Random(9))
+    before, seeded = imagined.clone(), imagined.clone()
+    seeded.rng = random.Random(random.Random(9).getrandbits(64))
+    assert rolls(imagined, 6) == rolls(seeded, 6) == rolls(before, 6)
+    assert rolls(imagined.clone(), 3) == rolls(imagined, 3)
+    # random play in a copy draws from the copy's RNG too, and a clone of it plays alike
+    a = state.determinize(0, random.Random(4))
+    c, d = a.clone(), a.clone()
+    d.rng = random.Random(random.Random(4).getrandbits(64))
+    for copy in (a, c, d):
+        copy.playout(random.Random(1))
+    assert a.log == c.log == d.log and a.scores() == c.scores() == d.scores()
+
+
+def test_the_copy_of_a_seat_holds_its_log_as_it_grows() -> None:
+    """A determinized copy holds the log as its seat may read it (a deal without its
+    outcome, no private line to another seat), at every move of a game: kept per seat
+    and extended as the log grows, it is the log read afresh."""
+    state = rulekit.load_game(DOMINO7).new_game(players=4, seed=6)
+    moves = random.Random(2)
+    seen_private = 0
+    for _ in range(60):
+        if state.is_over:
+            break
+        if state.is_chance:
+            state.resolve_chance()
+            continue
+        for seat in range(4):
+            fresh = [{"chance": e["chance"]} if e.get("chance") == "deal" else e
+                     for e in state.log if e.get("to", seat) == seat]
+            assert state.log_for(seat) == fresh
+            assert state.determinize(seat, random.Random(seat)).log == fresh
+        seen_private += sum(1 for e in state.log if "to" in e)
+        state.apply(moves.choice(state.legal_actions()))
+    assert seen_private > 0  # some seat drew a tile, which only it was told
+
+
 def test_a_preview_is_not_seeded_by_the_game_seed() -> None:
     """The same position dealt under two seeds previews the same way."""
     g = rulekit.load_game(FIVES)

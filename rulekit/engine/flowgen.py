@@ -300,9 +300,9 @@ class _Writer:
         else:
             self.add(2, f"{view} = {k}.view_in(st, env)")
         if step.chance.draw is not None:
-            self.add(2, f"{outcome} = {c(step.chance.draw)}({view}, st.rng)")
+            self.add(2, f"{outcome} = {c(step.chance.draw)}({view}, st.rng or st._new_rng())")
         else:
-            self.add(2, f"{outcome} = {chance}.sample({view}, st.rng)")
+            self.add(2, f"{outcome} = {chance}.sample({view}, st.rng or st._new_rng())")
             self.add(2, f"{chance}.apply({view}, {outcome})")
         self.add(2, "st._version += 1")
         self.add(2, f"st._dirty |= {c(step.writes)}")

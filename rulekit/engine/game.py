@@ -42,6 +42,12 @@ class Game:
         asked at every preview and copy, and the components never change."""
         return any(kind.hides_information for kind in self.components)
 
+    @functools.cached_property
+    def secret_chances(self) -> frozenset[str]:
+        """Names of the chance steps whose outcomes nobody sees (a deal into hands); by
+        name, so a name that is secret for one kind is dropped for all (never too little)."""
+        return frozenset(name for kind in self.components for name in kind.secret_chances())
+
     def new_game(self, players: int | None = None, seed: int | None = None) -> State:
         """A new game with seats 0..players-1; the same seed and decisions give the same game."""
         if players is None:

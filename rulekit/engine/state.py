@@ -126,13 +126,16 @@ class State:
                  "start", "turn", "round", "_next_seat", "phase", "over", "end_reason",
                  "_ending", "_playing", "_steps_left", "_work_left", "_log_chars", "_stale",
                  "log", "_pending", "_pending_chance", "_stack", "_dirty", "_version",
-                 "_defs", "_view_seeds", "comps", "players", "gviews")
+                 "_defs", "_view_seeds", "comps", "players", "gviews", "_rng_from",
+                 "_seat_logs")
 
     def __init__(self, game: Game, players: int, seed: int | None) -> None:
         self.game = game
         self.n = players
         self.seed = seed
         self.rng = random.Random(seed)
+        self._rng_from: Any = None  # see `_new_rng`
+        self._seat_logs: dict[int, tuple[int, list[dict]]] = {}  # see `log_for`
         # a copy made by `determinize` (or a copy of one): what it hides is imagined, so
         # a preview need not deal it anew
         self._imagined = False
@@ -264,11 +267,11 @@ class State:
         view = step.view(self)
         chance = step.chance
         if outcome is None and chance.draw is not None:
-            outcome = chance.draw(view, self.rng)  # sampled and applied at once
+            outcome = chance.draw(view, self.rng or self._new_rng())  # sampled and applied
             self._pending_chance = None
         else:
             if outcome is None:
-                outcome = chance.sample(view, self.rng)
+                outcome = chance.sample(view, self.rng or self._new_rng())
             else:
                 why = chance.check(view, outcome)
                 if why:
@@ -427,18 +430,40 @@ class State:
         """An independent copy: shallow copies of plain data, views re-made for the copy."""
         return self._copy(True)
 
+    def _new_rng(self) -> random.Random:
+        """The RNG of a copy whose RNG is made at its first draw (`rng` is None), from
+        `_rng_from`, a seed or an RNG's state: a bot's preview or imagined copy seldom
+        draws, and making an RNG costs about as much as the rest of the copy. Every draw
+        from the state's RNG reads `st.rng or st._new_rng()`."""
+        source = self._rng_from
+        if source.__class__ is tuple:
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(source)
+        else:
+            rng = random.Random(source)
+        self.rng = rng
+        self._rng_from = None
+        return rng
+
     def _copy(self, rng: bool) -> State:
-        """`clone`; without `rng` the copy's RNG is left for the caller to set."""
+        """`clone`; without `rng` the copy has no RNG until the caller sets `rng` or
+        `_rng_from` (never the original's)."""
         c = State.__new__(State)
         _copy_fields(self, c)
-        if rng:  # made without seeding it from the system first: it is set at once
+        if not rng:
+            c.rng = None  # type: ignore[assignment]
+            c._rng_from = None
+        elif self.rng is not None:  # made without seeding it from the system first
             c.rng = random.Random.__new__(random.Random)
             c.rng.setstate(self.rng.getstate())
-        else:  # never the original's
+            c._rng_from = None
+        else:  # the original's RNG is not made yet: nor is the copy's
             c.rng = None  # type: ignore[assignment]
+            c._rng_from = self._rng_from
         c.gvars = dict(self.gvars)
         c.pvars = [dict(p) for p in self.pvars]
         c.log = list(self.log)
+        c._seat_logs = {}
         c._playing = False
         c._view_seeds = (None, -1, {})
         c._defs = {}
@@ -493,10 +518,9 @@ class State:
             c = self.determinize(pending.seat, random.Random(self._view_seed(pending.seat)))
         else:
             c = self._copy(False)
-            # a Random(0), set from its state rather than seeded: a greedy bot previews
+            # a Random(0), made from its state at the first draw: a greedy bot previews
             # every legal action of every decision
-            c.rng = random.Random.__new__(random.Random)
-            c.rng.setstate(_PREVIEW_RNG)
+            c._rng_from = _PREVIEW_RNG
         if all(step.pure for step in chosen.steps):
             env = _rebind_env(chosen.env, c)
             try:
@@ -538,13 +562,13 @@ class State:
                     pv[name] = self.game.pvar_init[name]
         c._version += 1
         c._imagined = True
-        _imagine_window_choices(c, seat, rng)
+        imagined = _imagine_window_choices(c, seat, rng)
         if c._pending is not None and c._pending.seat != seat and self.game.hides_information:
             _ask_anew(c)
-        c.rng = random.Random(rng.getrandbits(64))
+        c._rng_from = rng.getrandbits(64)  # the copy's RNG, seeded at its first draw
         c.seed = None
         if self.game.private_lines or self.secret_chances():
-            c.log = c.log_for(seat)
+            c.log = c.log_for(seat) if imagined else self.log_for(seat)
         # the steps run so far may have followed hidden data: the copy gets a fresh budget
         c._steps_left = self.game.max_steps
         return c
@@ -555,9 +579,19 @@ class State:
         another seat (a tile drawn into a hidden hand)."""
         if seat is None:
             return list(self.log)
-        secret = self.secret_chances()
-        return [{"chance": e["chance"]} if e.get("chance") in secret else e
-                for e in self.log if e.get("to", seat) == seat]
+        # kept per seat and extended as the log grows (the engine only appends to it): a
+        # search bot imagines the same position from the same seat at every iteration
+        log = self.log
+        n = len(log)
+        start, seen = self._seat_logs.get(seat, (0, []))
+        if start > n:
+            start, seen = 0, []
+        if start < n:
+            secret = self.secret_chances()
+            seen = seen + [{"chance": e["chance"]} if e.get("chance") in secret else e
+                           for e in log[start:] if e.get("to", seat) == seat]
+            self._seat_logs[seat] = (n, seen)
+        return list(seen)
 
     def undisclosed(self) -> int:
         """How many of the last decisions in the log were made in a window of simultaneous
@@ -575,9 +609,8 @@ class State:
         return [i for i in decided if log[i].get("seat") != seat]
 
     def secret_chances(self) -> frozenset[str]:
-        """Names of the game's chance steps whose outcomes nobody sees (a deal into hands);
-        by name, so a name that is secret for one kind is dropped for all (never too little)."""
-        return frozenset(name for kind in self.game.components for name in kind.secret_chances())
+        """Names of the game's chance steps whose outcomes nobody sees (`Game.secret_chances`)."""
+        return self.game.secret_chances
 
     def _view_seed(self, seat: int) -> int:
         """A seed drawn from `view(seat)` alone: what the seat sees, nothing hidden.
@@ -835,17 +868,19 @@ class State:
             self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
 
 
-#: every field of `src` set on `dst` (both States), written out once: what a copy starts
+#: every field of `src` but its RNG set on `dst` (both States), written out once: what a copy starts
 #: from, at every clone of every search
 _copy_fields = pysource.compile_function(
-    "def copy(src, dst):\n" + "".join(f"    dst.{f} = src.{f}\n" for f in State.__slots__),
+    "def copy(src, dst):\n" + "".join(f"    dst.{f} = src.{f}\n" for f in State.__slots__
+                                      if f not in ("rng", "_rng_from")),
     {}, "copy")
 
 
-def _imagine_window_choices(c: State, seat: int, rng: random.Random) -> None:
+def _imagine_window_choices(c: State, seat: int, rng: random.Random) -> bool:
     """In the copy `c`, replace what other seats chose in an unresolved window of
     simultaneous decisions (hidden until it resolves) by a legal choice drawn from `rng`,
-    in the frames and in the copy's log."""
+    in the frames and in the copy's log; whether there were any."""
+    imagined = False
     for frame in c._stack:
         if frame.__class__ is not WindowFrame or not frame.choices:
             continue
@@ -857,6 +892,8 @@ def _imagine_window_choices(c: State, seat: int, rng: random.Random) -> None:
             if options:
                 frame.choices[k] = rng.choice(options)
                 c.log[i] = {**c.log[i], "action": frame.choices[k].label}
+                imagined = True
+    return imagined
 
 
 def _ask_anew(c: State) -> None:
