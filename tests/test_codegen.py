@@ -305,6 +305,9 @@ def test_the_turns_write_records_and_the_effects_played_in_place() -> None:
     # (the drawn tile laid at an end)
     assert sorted(played.count(make) for make in set(played)) == [1, 2]
     assert "._lay(" in turns
+    # the options are told apart by the tile's name and the end, their labels' parts
+    assert re.search(r"label = \(\(v\d+\)\.name, v\d+, \)", turns)
+    assert not re.search(r"label = \(k\d+\(v\d+\) \+", turns)
 
 
 def test_a_pasted_body_cannot_overwrite_the_turns_own_names() -> None:
@@ -518,6 +521,91 @@ def test_scans_of_a_generator_are_loops_that_stop_where_they_decide(
         state.resolve_chance({"d1": 6, "d2": 6, "d3": 1})
         assert state.scores() == [12 + 2, 0 + 2]  # every player counts the two 6s
     for seed in range(10):
+        assert course(fast, 2, seed) == course(slow, 2, seed), seed
+        same_playouts(fast, slow, 2, seed)
+
+
+KEYS = """\
+name: Keys
+players: {min: 2, max: 2}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 3, d2: 3}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        pass: pass
+        options:
+          - for: "n in [dice.d1, dice.d2]"
+            label: "{n}"
+            do: [add: {player.points: n}]
+          # one part as well, another shape: keys like the first's, labels never
+          - for: "n in [dice.d1, 3]"
+            label: "x{n}"
+            do: [add: {player.points: 1}]
+          # the first's shape: a label it gave already merges into the first's
+          - for: "m in [dice.d2, 2]"
+            label: "{m}"
+            do: [add: {player.points: 10}]
+          # a string with a space, then a number: read from the right, still one to one
+          - for: "s in ['a b', 'a'], k in [dice.d1]"
+            label: "{s} {k}"
+            do: [add: {player.points: k}]
+    - choose:
+        pass: "no"
+        options:
+          # not one to one: 1 and 23, 12 and 3
+          - for: "a in [1, 12, dice.d1], b in [23, 3, 2, dice.d2]"
+            label: "{a}{b}"
+            do: [add: {player.points: a}]
+    - choose:
+        options:
+          - for: "t in [dice.d1 > 1, dice.d2 > 1, true]"
+            label: "{t}"
+            do: [add: {player.points: 2}]
+    - choose:
+        pass: x3       # a label the option can have: merged by labels
+        options:
+          - for: "n in [dice.d1]"
+            label: "x{n}"
+            do: [add: {player.points: 1}]
+end:
+  when: {done: "turn > 8"}
+score: player.points
+"""
+
+
+def test_options_merged_by_their_labels_parts_are_those_merged_by_labels(
+        tmp_path: Path) -> None:
+    """Random play merges the options of a decision by the values their labels are made
+    of, where the labels are one to one in them: the same options, merged into the same
+    first ones, and the same games as labels give, in the API and in playouts."""
+    path = tmp_path / "keys.yaml"
+    path.write_text(KEYS, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    keyed = [line.strip() for src in fast.generated if "def records(" in src
+             for line in src.splitlines() if re.fullmatch(r"\s+label = \(.*, \)", line)]
+    # the first decision's four options (the one-part shapes tagged apart) and the third's
+    assert [re.sub(r"v\d+", "v", k) for k in keyed] == [
+        "label = (0, v, )", "label = (1, v, )", "label = (0, v, )", "label = (v, v, )",
+        "label = (v, )"]
+    for game in (fast, slow):
+        state = game.new_game(players=2, seed=1)
+        state.resolve_chance({"d1": 2, "d2": 3})
+        assert [a.label for a in state.legal_actions()] == [
+            "2", "3", "x2", "x3", "a b 2", "a 2", "pass"]
+        state.apply("3")  # the first option's 3, not the third's
+        assert state.scores()[0] == 3
+        # 1|23 and 12|3 merge
+        assert [a.label for a in state.legal_actions()] == [
+            "123", "13", "12", "1223", "122", "223", "23", "22", "no"]
+        state.apply("123")
+        assert [a.label for a in state.legal_actions()] == ["true"]
+        state.apply("true")
+        assert [a.label for a in state.legal_actions()] == ["x2", "x3"]
+    for seed in range(12):
         assert course(fast, 2, seed) == course(slow, 2, seed), seed
         same_playouts(fast, slow, 2, seed)
 

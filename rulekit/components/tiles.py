@@ -45,6 +45,7 @@ class Tile:
 
 #: what expressions read from a tile; `str(t)` and `{t}` in a label give `a|b`
 TILE_T = ObjT("Tile", {"a": INT, "b": INT, "pips": INT, "is_double": BOOL})
+TILE_T.text = ("name", "0123456789|")  # a|b, one per tile of a set
 #: one player's hand
 HAND_T = ObjT("Hand", {"tiles": ListT(TILE_T), "size": INT, "pips": INT})
 

@@ -15,7 +15,7 @@ from typing import Any
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY, Kind
 from rulekit.components.fixed import LOAD_ERRORS, fixed_value, for_players
-from rulekit.engine import codegen, flowgen
+from rulekit.engine import codegen, flowgen, labels
 from rulekit.engine import steps as S
 from rulekit.errors import Diagnostic, GameFileError
 from rulekit.expr import (
@@ -1100,10 +1100,9 @@ class GameBuild:
         options = []
         inner = scope.with_local("player", self.player_t, frozenset())
         items = value.get("options") or []
-        for i, opt in enumerate(items):
-            # an only option may merge its choices by what their labels are made of
-            options.append(self.option(path + ("options", i), opt, inner, len(items) == 1,
-                                       pass_label))
+        made = [self.option(path + ("options", i), opt, inner) for i, opt in enumerate(items)]
+        options = [option for option, _parts in made]
+        self.generators(made, pass_label)
         if not options and pass_label is None:
             b.error(path, "a decision needs options (or `pass:`)",
                     "add options: with at least one option (for, if, label, do)")
@@ -1144,8 +1143,9 @@ class GameBuild:
             step.title = b.template(path + ("title",), value["title"], inner)
         return step
 
-    def option(self, path: Path_, opt: Any, scope: Scope, alone: bool = False,
-               pass_label: Any = None) -> S.Option:
+    def option(self, path: Path_, opt: Any, scope: Scope) -> tuple[S.Option, tuple | None]:
+        """The option, and what its generated code is made from (None: the closure path;
+        see `generators`)."""
         b = self.b
         outer = scope
         iterate = None
@@ -1171,14 +1171,29 @@ class GameBuild:
         if self.check_effects:  # the end is checked between an action's steps: a frame each
             option.steps = tuple(option.steps)
         if b.diags or label is None or ("if" in opt and cond is None):
-            return option
-        keyed = codegen.keyed_label(label, pass_label) if alone else None
-        made = codegen.option_generator(outer, scope, iterate, lets, cond, label,
-                                        option.steps, b.where(path), keyed)
-        if made is not None:
-            option.generate, option.records, source = made
-            self.generated.append(source)
-        return option
+            return option, None
+        return option, (outer, scope, iterate, lets, cond, label, option.steps, b.where(path))
+
+    def generators(self, made: list[tuple[S.Option, tuple | None]], pass_label: Any) -> None:
+        """The generated code of a decision's options. An only option whose label joins
+        numbers merges its choices by the numbers, and options whose labels are all forms
+        of parts (see labels.label_forms) merge theirs by the parts' keys in random play;
+        either only when every option of the decision is generated, since the closure
+        path's records are merged by their labels."""
+        parts = [p for _o, p in made]
+        keyed = forms = None
+        if parts and all(p is not None for p in parts):
+            keyed = labels.keyed_label(parts[0][5], pass_label) if len(parts) == 1 else None
+            if keyed is None:
+                forms = labels.label_forms([p[5] for p in parts], pass_label)
+        gens = [None if p is None else codegen.option_generator(
+            *p, keyed=keyed, by_parts=forms[i] if forms else None) for i, p in enumerate(parts)]
+        if (keyed or forms) and any(g is None for g in gens):  # merged by labels after all
+            gens = [None if p is None else codegen.option_generator(*p) for p in parts]
+        for (option, _p), gen in zip(made, gens):
+            if gen is not None:
+                option.generate, option.records, source = gen
+                self.generated.append(source)
 
 
 #: the name of `end.score` written as one expression rather than named parts

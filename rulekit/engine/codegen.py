@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rulekit.engine.labels import JOIN_PARTS, LabelForm, label_of
 from rulekit.engine.state import RUNTIME_ERRORS, _failed
 from rulekit.engine.steps import (
     MAX_INT,
@@ -31,7 +32,7 @@ from rulekit.engine.steps import (
     log_too_long,
 )
 from rulekit.expr import Compiled, budget, pysource
-from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, MAX_STR, BudgetExceeded, charged
+from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded, charged
 from rulekit.expr.scope import Scope
 
 #: False: every part runs on the closure path (the differential tests compare both)
@@ -43,43 +44,11 @@ def too_many_options() -> BudgetExceeded:
                           "clauses run over far more than the rules need?")
 
 
-#: join() of more parts than this charges the work budget (runtime.join_ints)
-_JOIN_PARTS = 64
-
-
-def keyed_label(label: Compiled, pass_label: Any) -> tuple[tuple[str, str, str], str, int] | None:
-    """How the options of a label `PREFIX{join(SEP, xs)}SUFFIX` (xs whole numbers) can be
-    told apart without writing their labels: ((PREFIX, SEP, SUFFIX), xs's source, digits),
-    or None when they cannot.
-
-    The label is a function of the numbers, and one to one when SEP has a character no
-    number has (the first such character in the text ends the first number, and so on).
-    So options merge by their numbers exactly as by their labels, provided the label
-    cannot be the pass label either. At run time an option is keyed only when its label
-    would have at most `_JOIN_PARTS` numbers of at most `digits` digits: then writing it
-    could not have failed or charged work, and writing it later changes nothing.
-    """
-    if label.joined is None:
-        return None
-    prefix, sep, suffix, xs = label.joined
-    if all(ch in "-0123456789" for ch in sep):
-        return None
-    digits = min(18, MAX_STR // _JOIN_PARTS - 1 - len(sep))
-    if digits < 1:
-        return None
-    number = r"-?[0-9]+"
-    text = (re.escape(prefix) + f"(?:{number}(?:{re.escape(sep)}{number})*)?"
-            + re.escape(suffix))
-    if isinstance(pass_label, str) and re.fullmatch(text, pass_label):
-        return None
-    return (prefix, sep, suffix), xs, digits
-
-
 def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                      lets: list[tuple[str, Compiled]], cond: Compiled | None, label: Compiled,
                      steps: Any, where: str,
-                     keyed: tuple[tuple[str, str, str], str, int] | None = None
-                     ) -> tuple[Callable, Callable, str] | None:
+                     keyed: tuple[tuple[str, str, str], str, int] | None = None,
+                     by_parts: LabelForm | None = None) -> tuple[Callable, Callable, str] | None:
     """The generators of one option as compiled functions, and their source; None when
     a part has no source form.
 
@@ -87,9 +56,11 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
     functions take `(st, base, seat, out, seen)` like the closure generator they replace.
     The first appends Actions, the second, for random play, records `(label, make,
     values)` (see steps.Decision): it makes no env and no Action for the options not
-    played. With `keyed` (see keyed_label; the option is its decision's only one), options
-    are merged by the numbers of their labels and made KeyedActions, which write their
-    labels when read.
+    played. With `keyed` (see labels.keyed_label; the option is its decision's only one),
+    options are merged by the numbers of their labels and made KeyedActions, which write
+    their labels when read. With `by_parts` (see labels.label_forms: every option of the
+    decision has one), records are merged by the keys of their labels' parts, and only the
+    label of the one played is written.
     """
     if not ENABLED:
         return None
@@ -140,11 +111,12 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         unique = False
         if keyed is not None and len(clauses) == 1 and keyed[1] == clauses[0][1]:
             distinct, numbers = iterate.promises[0]
-            unique = (distinct and numbers is not None and numbers[0] <= _JOIN_PARTS
+            unique = (distinct and numbers is not None and numbers[0] <= JOIN_PARTS
                       and numbers[1] <= keyed[2])
         if keyed is None:
             lines.append(f"{pad}label = {label.src}")
-            rec_label = lines[-1:]
+            rec_label = (lines[-1:] if by_parts is None
+                         else [f"{pad}label = {by_parts.key_src()}"])
             make = f"{k_action}(label, seat, {k_steps}, e)"
         else:
             form, xs, digits = keyed
@@ -153,7 +125,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                 lines.append(f"{pad}label = {k_tuple}({xs})")
                 rec_label = [f"{pad}label = {xs}"]
             else:
-                k_list, k_parts = pysource.const(list), pysource.const(_JOIN_PARTS)
+                k_list, k_parts = pysource.const(list), pysource.const(JOIN_PARTS)
                 k_hi = pysource.const(10**digits)
                 lines += [
                     # the numbers themselves stand for the label where they give it one
@@ -187,7 +159,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         lines.append(f"{inner_pad}out.append({make})")
         # the same options as records: the values bound, and a maker of the Action
         make_fn, make_source = _record_maker(tuple(name for name, _p in bound), steps,
-                                             keyed[0] if keyed is not None else None)
+                                             keyed[0] if keyed is not None else None, by_parts)
         played = effects_function(tuple(name for name, _p in bound), steps, where)
         make_fn.run = played[0] if played is not None else None if steps else _no_effects
         if played is not None:
@@ -219,12 +191,14 @@ class Inline:
         self.consts = consts
 
 
-def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str] | None
+def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str] | None,
+                  parts: LabelForm | None = None
                   ) -> tuple[Callable[[Any, int, dict, Any], Action], str]:
     """The maker of an option's records `(key, make, values)`: the Action, with `values`
     (a tuple; for one name, the value itself) bound to `names` in a copy of the decision's
     env, as the option's generator makes it. With `form` (a keyed label), a key of numbers
-    makes a KeyedAction. Generated too: it runs once per move played."""
+    makes a KeyedAction; with `parts`, the key is its parts' and the label is written from
+    it. Generated too: it runs once per move played."""
     consts: dict[str, Any] = {}
     with pysource.collecting(consts):
         lines = ["def make(key, seat, base, values):", "    e = base.copy()"]
@@ -240,35 +214,13 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
             lines.append(f"        return {pysource.const(KeyedAction)}("
                          f"{pysource.const(form)}, {pysource.const(tuple)}(key), seat, "
                          f"{k_steps}, e)")
-        lines.append(f"    return {pysource.const(Action)}(key, seat, {k_steps}, e)")
+        label = None if parts is None else parts.label()
+        text = "key" if label is None else f"{pysource.const(label)}(key)"
+        lines.append(f"    return {pysource.const(Action)}({text}, seat, {k_steps}, e)")
     source = "\n".join(lines) + "\n"
     make = pysource.compile_function(source, consts, "make")
-    make.label = _label_of(form) if form is not None else None
+    make.label = label_of(form) if form is not None else label
     return make, source
-
-
-def _label_of(form: tuple[str, str, str]) -> Callable[[tuple[int, ...]], str]:
-    """The label of a keyed option from its numbers, as KeyedAction writes it."""
-    prefix, sep, suffix = form
-    # written for the log of every move played, from the few short keys a game has: kept
-    known: dict[tuple[int, ...], str] = {}
-
-    def label(key: tuple[int, ...] | list[int]) -> str:
-        if len(key) > _KNOWN_PARTS:
-            return prefix + sep.join(map(str, key)) + suffix
-        key = tuple(key)
-        text = known.get(key)
-        if text is None:
-            if len(known) >= _KNOWN_LABELS:
-                known.clear()
-            text = known[key] = prefix + sep.join(map(str, key)) + suffix
-        return text
-
-    return label
-
-
-#: the labels `_label_of` keeps per option: of at most so many numbers, so many of them
-_KNOWN_PARTS, _KNOWN_LABELS = 8, 1024
 
 
 def effects_function(names: tuple[str, ...], steps: Any, where: str

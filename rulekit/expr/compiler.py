@@ -78,6 +78,9 @@ class Compiled:
     #: a template that is `PREFIX{join(SEP, xs)}SUFFIX` with xs a local list of whole
     #: numbers: (PREFIX, SEP, SUFFIX, Python name of xs); see codegen's labels from keys
     joined: tuple[str, str, str, str] | None = None
+    #: a template written as one concatenation, which cannot fail or charge work: its
+    #: literals and (value's source, text function, type) of each value (see labels)
+    parts: tuple | None = None
 
 
 class _N:

@@ -127,8 +127,9 @@ def compile_template(text: str, scope: Scope) -> Compiled:
         if src is not None and not constant:
             names = sorted(free)
             fn = py.function(src, consts, [scope.pynames[n] for n in names], names) or fn
+        plain = src is not None and (short or len(nodes) <= 2)  # as `_source` writes it
         return Compiled(fn, STR, text, constant, src, consts, reads_of(nodes),
-                        _joined(pieces, nodes))
+                        _joined(pieces, nodes), tuple(srcs) if plain else None)
 
     return _guarded(run)
 

@@ -108,7 +108,7 @@ class ObjT(Type):
     which parts (None: cannot be told), so that checks run only when those change.
     """
 
-    __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored")
+    __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored", "text")
 
     def __init__(
         self,
@@ -125,6 +125,10 @@ class ObjT(Type):
         #: attributes held in a dict of the object (a player's variables, in `vars`): the
         #: name of that dict, so generated code reads `obj.vars[name]` without a property
         self.stored: dict[str, str] = {}
+        #: (attribute, alphabet): objects whose text (`str(obj)`, as a label writes it)
+        #: that attribute holds, written with those characters ("": any); options labelled
+        #: by such objects are told apart by it (see rulekit.engine.labels)
+        self.text: tuple[str, str] | None = None
 
     @property
     def name(self) -> str:
