@@ -272,8 +272,9 @@ def _define_prop(fn: S.Fn) -> property:
     def get(self: PlayerBase) -> Any:
         # defines that use defines twice double the work at every level: a unit a read
         # (charge(1) written out: this runs for every read of every define)
-        budget._left -= 1
-        if budget._left < 0:
+        m = budget.METER
+        m.left -= 1
+        if m.left < 0:
             charge(0)
         st = self.st
         key = (fn, self.seat)
@@ -289,8 +290,9 @@ def _define_prop(fn: S.Fn) -> property:
 
 def _define_global(fn: S.Fn) -> Callable[[Any], Any]:
     def get(st: Any) -> Any:
-        budget._left -= 1
-        if budget._left < 0:
+        m = budget.METER
+        m.left -= 1
+        if m.left < 0:
             charge(0)
         hit = st._defs.get(fn)
         if hit is not None and hit[0] == st._version:

@@ -487,11 +487,11 @@ def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] |
         return None                     # is a comprehension's own
     consts = dict(c.consts or {})
     with pysource.collecting(consts):
-        b, key = pysource.const(budget), pysource.const(c.fn)
+        b, key = pysource.const(budget.METER), pysource.const(c.fn)
         source = "\n".join([
             "def get(st):",
-            f"    {b}._left -= 1",
-            f"    if {b}._left < 0:",
+            f"    {b}.left -= 1",
+            f"    if {b}.left < 0:",
             f"        {pysource.const(budget.charge)}(0)",
             f"    hit = st._defs.get({key})",
             "    if hit is not None and hit[0] == st._version:",

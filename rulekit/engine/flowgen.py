@@ -277,16 +277,16 @@ class _Writer:
     def pause(self, depth: int, what: str) -> None:
         """Where the machine would return to the playout: the next call's work budget."""
         c = self.c
-        b, u = c(budget), self.temp("u")
+        b, u = c(budget.METER), self.temp("u")
         per_call = c(budget.WORK_PER_CALL)
-        self.add(depth, f"st._work_left -= cx.units - {b}._left")
+        self.add(depth, f"st._work_left -= cx.units - {b}.left")
         self.add(depth, f"{u} = st._work_left")
         self.add(depth, f"if {u} >= {per_call}:")
         self.add(depth + 1, f"{u} = {per_call}")
-        self.add(depth + 1, f"{b}._what = {c(what)}")
+        self.add(depth + 1, f"{b}.what = {c(what)}")
         self.add(depth, "else:")
-        self.add(depth + 1, f"{b}._what = {c(_late(what))}")
-        self.add(depth, f"{b}._left = {u}")
+        self.add(depth + 1, f"{b}.what = {c(_late(what))}")
+        self.add(depth, f"{b}.left = {u}")
         self.add(depth, f"cx.units = {u}")
 
     def chance(self, step: S.ChanceStep, k: str) -> None:

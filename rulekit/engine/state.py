@@ -59,7 +59,7 @@ def _metered(method: Callable[..., T]) -> Callable[..., T]:
     else:
         arg = head = "*args, **kwargs"
     source = _METERED.format(head=head, args=arg)
-    space = {"budget": budget, "method": method, "what": what, "late": _late(what),
+    space = {"meter": budget.METER, "method": method, "what": what, "late": _late(what),
              "per_call": budget.WORK_PER_CALL, "default": params[0].default if params else None}
     return functools.wraps(method)(pysource.compile_function(source, space, "run"))
 
@@ -74,13 +74,13 @@ def run(self, {head}):
         now = what
     else:
         now = late
-    old, old_what = budget._left, budget._what
-    budget._left, budget._what = units, now
+    old, old_what = meter.left, meter.what
+    meter.left, meter.what = units, now
     try:
         return method(self, {args})
     finally:
-        self._work_left -= units - budget._left
-        budget._left, budget._what = old, old_what
+        self._work_left -= units - meter.left
+        meter.left, meter.what = old, old_what
 """
 
 
@@ -308,7 +308,8 @@ class State:
         counted in the Play returned."""
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
-        old, old_what = budget._left, budget._what
+        meter = budget.METER
+        old, old_what = meter.left, meter.what
         # the draws of randrange(n), one call fewer (Random.choice draws the same way),
         # unless the caller's RNG has a randrange of its own
         randrange = rng.randrange
@@ -330,7 +331,7 @@ class State:
                     units = per_call
                 else:
                     what = _late(what)
-                budget._left, budget._what = units, what
+                meter.left, meter.what = units, what
                 play.units = units  # the generated turns start the calls after this one
                 try:
                     if pending is None:
@@ -351,10 +352,10 @@ class State:
                         play.made += 1
                         self._play(pending, chosen, chosen.label)
                 finally:
-                    self._work_left -= play.units - budget._left
+                    self._work_left -= play.units - meter.left
         finally:
             self._playing = False
-            budget._left, budget._what = old, old_what
+            meter.left, meter.what = old, old_what
         return play
 
     def _best(self, pending: Decision, value: Callable[[list, int], float],

@@ -48,16 +48,29 @@ class BudgetExceeded(Exception):
     """
 
 
-_left = IDLE
-_what = "this evaluation"
+class Meter:
+    """The units of work `left` to what runs now, and `what` that is, for the message
+    when they run out. Its fields are slots: generated code sets them at every move and
+    counts every read of a define, and a slot is far quicker to set than a module's
+    global from outside it."""
+
+    __slots__ = ("left", "what")
+
+    def __init__(self) -> None:
+        self.left = IDLE
+        self.what = "this evaluation"
+
+
+#: the one meter of the process
+METER = Meter()
 
 
 def charge(n: int) -> None:
     """Count `n` units of work (elements looped over, scanned or built)."""
-    global _left
-    _left -= n
-    if _left < 0:
-        raise BudgetExceeded(f"more work than {_what} may take: its loops and list scans "
+    m = METER
+    m.left -= n
+    if m.left < 0:
+        raise BudgetExceeded(f"more work than {m.what} may take: its loops and list scans "
                              "went past the budget; does a loop run over far more than the "
                              "rules need?")
 
@@ -66,13 +79,13 @@ def metered(itf: Callable[[Any, dict], Any]) -> Callable[[Any, dict], Any]:
     """What a loop runs over (`itf(st, env)`), charged by its length when the loop starts."""
 
     def items(st: Any, env: dict) -> Any:
-        global _left
         xs = itf(st, env)
+        m = METER
         try:
-            _left -= len(xs)
+            m.left -= len(xs)
         except TypeError:  # an iterator: its producer was charged already
-            _left -= 1
-        if _left < 0:
+            m.left -= 1
+        if m.left < 0:
             charge(0)
         return xs
 
@@ -81,12 +94,12 @@ def metered(itf: Callable[[Any, dict], Any]) -> Callable[[Any, dict], Any]:
 
 def charged(xs: Any) -> Any:
     """`xs`, after charging its length: a builtin is about to read all of it."""
-    global _left
+    m = METER
     try:
-        _left -= len(xs)
+        m.left -= len(xs)
     except TypeError:
-        _left -= 1
-    if _left < 0:
+        m.left -= 1
+    if m.left < 0:
         charge(0)
     return xs
 
@@ -95,16 +108,16 @@ def charged(xs: Any) -> Any:
 def limit(units: int, what: str) -> Iterator[None]:
     """Run a block under a budget of `units`, or of what the enclosing budget has left if
     that is less; what the block uses is taken from the enclosing budget too."""
-    global _left, _what
-    outer, outer_what = _left, _what
+    m = METER
+    outer, outer_what = m.left, m.what
     if units > outer:
         units, what = outer, outer_what
-    _left, _what = units, what
+    m.left, m.what = units, what
     try:
         yield
     finally:
-        used = units - _left
-        _left, _what = outer - used, outer_what
+        used = units - m.left
+        m.left, m.what = outer - used, outer_what
 
 
 def too_long(what: str, n: int, most: int) -> BudgetExceeded:
