@@ -102,7 +102,15 @@ class LineView:
         if not placed:
             return list(tiles)
         left, right = placed[0][0], placed[-1][1]
-        return [t for t in tiles if t.a == left or t.b == left or t.a == right or t.b == right]
+        # a loop rather than a comprehension: the ends and halves read as plain locals, once
+        # each (a random game asks at every turn, of every tile in the hand)
+        out = []
+        for t in tiles:
+            a = t.a
+            b = t.b
+            if a == left or b == left or a == right or b == right:
+                out.append(t)
+        return out
 
     def ends_for(self, tile: Tile) -> list[str]:
         """The open ends the tile can be laid at: 'left', 'right' (none on an empty line)."""

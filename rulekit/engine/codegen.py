@@ -220,6 +220,7 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
     source = "\n".join(lines) + "\n"
     make = pysource.compile_function(source, consts, "make")
     make.label = label_of(form) if form is not None else label
+    make.form = parts  # the generated turns write the label of a key themselves
     return make, source
 
 

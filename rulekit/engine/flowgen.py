@@ -440,7 +440,9 @@ class _Writer:
                 continue
             mark = len(self.lines)
             self.add(depth, f"{'if' if first else 'elif'} {make} is {self.c(maker)}:")
+            form = getattr(maker, "form", None)
             self.log(depth + 1, seat, key if maker.label is None else
+                     form.label_src(key, self.c) if form is not None else
                      f"{key} if {key}.__class__ is {self.c(str)} else {make}.label({key})")
             if not self.paste(depth + 1, inline, {"seat": seat, "base": base, "values": p}):
                 del self.lines[mark:]

@@ -87,20 +87,22 @@ class LabelForm:
 
     `keys`: each part's key as source (its value, or the text an object keeps);
     `renders`: each key's text as the label writes it; `alphabets`: the characters each
-    part can write (None: any); `tag`: the number that starts the key when a decision has
+    part can write (None: any); `texts`: whether each key is its text already (a string,
+    or the text an object keeps); `tag`: the number that starts the key when a decision has
     other forms of as many parts but another shape, whose keys could be equal where their
     labels never are.
     """
 
-    __slots__ = ("literals", "keys", "renders", "alphabets", "shape", "tag")
+    __slots__ = ("literals", "keys", "renders", "alphabets", "texts", "shape", "tag")
 
     def __init__(self, literals: list[str], keys: list[str],
-                 renders: list[Callable[[Any], str]], alphabets: list[frozenset[str] | None]
-                 ) -> None:
+                 renders: list[Callable[[Any], str]], alphabets: list[frozenset[str] | None],
+                 texts: list[bool]) -> None:
         self.literals = literals
         self.keys = keys
         self.renders = renders
         self.alphabets = alphabets
+        self.texts = texts
         # two options of one shape give equal keys exactly when they give equal labels
         self.shape = (tuple(literals), tuple(renders), tuple(alphabets))
         self.tag: int | None = None
@@ -128,6 +130,18 @@ class LabelForm:
             chars |= a  # type: ignore[arg-type]
         return frozenset(chars)
 
+    def label_src(self, key: str, const: Callable[[Any], str]) -> str:
+        """The label of the key named `key`, as Python source (constants by `const`): what
+        the generated turns log for the move played, without a call."""
+        at = 0 if self.tag is None else 1
+        out = [const(self.literals[0])] if self.literals[0] else []
+        for i, (render, literal) in enumerate(zip(self.renders, self.literals[1:])):
+            part = f"{key}[{at + i}]"
+            out.append(part if self.texts[i] else f"{const(render)}({part})")
+            if literal:
+                out.append(const(literal))
+        return "(" + " + ".join(out) + ")" if out else const("")
+
     def label(self) -> Callable[[tuple], str]:
         """The label of a key, as the label's template writes it."""
         head = self.literals[0]
@@ -144,18 +158,20 @@ class LabelForm:
         return lambda key: head + "".join([r(k) + t for (r, t), k in zip(pairs, key[at:])])
 
 
-def _part(src: str, type_: Type) -> tuple[str, Callable[[Any], str], frozenset[str] | None] | None:
-    """A label part's key (source), its text and its alphabet; None when the part's
-    value does not give its text one to one (a fraction: 2.0 and 2 write alike)."""
+def _part(src: str, type_: Type
+          ) -> tuple[str, Callable[[Any], str], frozenset[str] | None, bool] | None:
+    """A label part's key (source), its text, its alphabet and whether the key is the
+    text; None when the part's value does not give its text one to one (a fraction: 2.0
+    and 2 write alike)."""
     if type_ is INT:
-        return src, str, _DIGITS
+        return src, str, _DIGITS, False
     if type_ is STR:
-        return src, str, None
+        return src, str, None, True
     if type_ is BOOL:
-        return src, runtime.render, _TRUTH
+        return src, runtime.render, _TRUTH, False
     if isinstance(type_, ObjT) and type_.text is not None:
         attr, alphabet = type_.text
-        return f"({src}).{attr}", str, frozenset(alphabet) if alphabet else None
+        return f"({src}).{attr}", str, frozenset(alphabet) if alphabet else None, True
     return None
 
 
@@ -173,6 +189,7 @@ def label_form(label: Compiled) -> LabelForm | None:
     keys: list[str] = []
     renders: list[Callable[[Any], str]] = []
     alphabets: list[frozenset[str] | None] = []
+    texts: list[bool] = []
     for piece in label.parts:
         if isinstance(piece, str):
             literals[-1] += piece
@@ -183,6 +200,7 @@ def label_form(label: Compiled) -> LabelForm | None:
         keys.append(part[0])
         renders.append(part[1])
         alphabets.append(part[2])
+        texts.append(part[3])
         literals.append("")
     n = len(keys)
     anything = [i for i, a in enumerate(alphabets) if a is None]
@@ -198,7 +216,7 @@ def label_form(label: Compiled) -> LabelForm | None:
             before = literals[i]
             if not before or before[-1] in alphabets[i]:  # type: ignore[operator]
                 return None
-    return LabelForm(literals, keys, renders, alphabets)
+    return LabelForm(literals, keys, renders, alphabets, texts)
 
 
 def label_forms(labels: list[Compiled], pass_label: Any) -> list[LabelForm] | None:
