@@ -661,6 +661,75 @@ def test_a_failing_step_of_a_procedure_written_into_the_turns_names_the_run_step
     assert seen[2][0] == seen[0][0]
 
 
+WORK = """\
+name: Work
+players: {min: 2, max: 2}
+params:
+  options: {type: int, default: 3, min: 1, max: 100000}
+  effects: {type: int, default: 3, min: 1, max: 100000}
+  trigger: {type: int, default: 3, min: 1, max: 100000}
+  scan: {type: int, default: 3, min: 1, max: 100000}
+vars:
+  points: {per: player, init: 0}
+  seen: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6}}
+flow:
+  turn:
+    - roll: dice
+    - choose:
+        pass: pass
+        options:
+          - for: "a in range(params.options), b in range(params.options)"
+            if: "a == b and a < 2 and not any(c + e < 0 for c in range(params.scan)
+              for e in range(params.scan))"
+            label: "take {a}"
+            do:
+              - for: "c in range(params.effects), d in range(params.effects)"
+                do:
+                  - if: "c == d and c < 1"
+                    then: [add: {player.points: 1}]
+triggers:
+  - for: "p in players, q in range(params.trigger), r in range(params.trigger)"
+    when: "p.points > p.seen + q * r * 0"
+    do: [add: {p.seen: 1}]
+end:
+  when: {done: "turn > 6"}
+score: player.points
+"""
+
+
+@pytest.mark.parametrize("part", ["options", "effects", "trigger", "scan"])
+def test_a_loop_that_runs_out_of_work_stops_alike_on_both_paths(tmp_path: Path,
+                                                                part: str) -> None:
+    """The loops of generated code charge the work meter as the closures do, written out
+    rather than called: loops of four million rounds in an option's `for`, in its effects,
+    in a trigger or in an any() stops the game at the same move with the same message,
+    through the API and in a playout."""
+    path = tmp_path / "work.yaml"
+    path.write_text(WORK.replace(f"  {part}: {{type: int, default: 3",
+                                 f"  {part}: {{type: int, default: 2000"), encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    seen = []
+    for game in (fast, slow):
+        for playout in (False, True):
+            state = game.new_game(players=2, seed=4)
+            with pytest.raises(rulekit.RulekitError) as info:
+                if playout:
+                    state.playout(random.Random(2))
+                else:
+                    while not state.is_over:
+                        if state.is_chance:
+                            state.resolve_chance()
+                        else:
+                            state.apply(state.legal_actions()[0])
+            seen.append((str(info.value), len(state.log)))
+    assert seen[0] == seen[2] and seen[1] == seen[3], seen
+    # each round of an effect's loop is a step too: the step budget ends that loop first
+    assert ("did not end within 200000 steps" if part == "effects"
+            else "more work than one") in seen[0][0]
+
+
 # -- labels made of numbers: options merged by their numbers, labels written when read ---
 
 NUMBERS = """\

@@ -32,7 +32,7 @@ from rulekit.engine.steps import (
     log_too_long,
 )
 from rulekit.expr import Compiled, budget, pysource
-from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded, charged
+from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
 from rulekit.expr.scope import Scope
 
 #: False: every part runs on the closure path (the differential tests compare both)
@@ -74,7 +74,6 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
     if iterate is not None:
         consts.update(iterate.consts)
     with pysource.collecting(consts):
-        k_charged = pysource.const(charged)
         k_action = pysource.const(Action)
         k_steps = pysource.const(steps)
         k_too_many = pysource.const(too_many_options)
@@ -92,7 +91,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                 lines.append("    " * depth + f"if {guard[0]}:")
                 depth += 1
                 src = guard[1]
-            lines.append("    " * depth + f"for {pyname} in {k_charged}({src}):")
+            lines += pysource.charged_loop("    " * depth, pyname, src, f"items{i + 1}")
             depth += 1
             bound.append((name, pyname))
         pad = "    " * depth
@@ -399,9 +398,8 @@ def _emit(out: _Block, step: Any, depth: int, top: bool, consts: dict[str, Any])
         out.add(depth, f"{left} = st._steps_left")
         out.add(depth, f"{n} = 0")
         inner = depth
-        k_charged = pysource.const(charged)
         for _name, pyname, src in clauses:
-            out.add(inner, f"for {pyname} in {k_charged}({src}):")
+            out.lines += pysource.charged_loop("    " * inner, pyname, src, out.temp("items"))
             inner += 1
         out.add(inner, f"{n} += 1")
         out.add(inner, f"if {n} > {left}:")
@@ -464,9 +462,8 @@ def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | No
     out = _Block()
     with pysource.collecting(consts):
         depth = 1
-        k_charged = pysource.const(charged)
         for _name, pyname, src in clauses:
-            out.add(depth, f"for {pyname} in {k_charged}({src}):")
+            out.lines += pysource.charged_loop("    " * depth, pyname, src, out.temp("items"))
             depth += 1
         n = out.temp("n")
         out.add(depth, f"{n} = 0")

@@ -159,7 +159,7 @@ class _Gen:
         self.clauses: str | None = None  # source of the `for ... if ...` clauses
         self.body_src: str | None = None
         self.lazy_src: str | None = None  # map()/filter() with no Python loop, when possible
-        #: the clauses as source, one (local, charged list, [conditions]) per `for`
+        #: the clauses as source, one (local, list, [conditions]) per `for`
         self.loops: list[tuple[str, str, list[str]]] | None = None
 
     @property
@@ -1089,17 +1089,20 @@ def _clauses_src(loops: list[tuple[str, str, list[str]]] | None) -> str | None:
     """`for v1 in charged(xs) if c ...` of a comprehension's loops (see `_loops_src`)."""
     if loops is None:
         return None
+    charged_items = [py.call(charged, items) for _pv, items, _conds in loops]
+    if None in charged_items:
+        return None
     return " ".join(f"for {pv} in {items}" + "".join(f" if {c}" for c in conds)
-                    for pv, items, conds in loops)
+                    for (pv, _i, conds), items in zip(loops, charged_items))
 
 
 def _loops_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]
                ) -> list[tuple[str, str, list[str]]] | None:
-    """A comprehension's clauses as source: one (local, the list charged by its length,
-    [conditions]) per `for` clause."""
+    """A comprehension's clauses as source: one (local, the list it runs over, which is
+    charged by its length, [conditions]) per `for` clause."""
     out = []
     for (_name, it, conds), pv in zip(levels, pynames):
-        items = py.call(charged, it.iter_src or it.src)
+        items = it.iter_src or it.src
         if items is None or any(c.src is None for c in conds):
             return None
         out.append((pv, items, [c.src for c in conds]))  # type: ignore[misc]
@@ -1126,8 +1129,8 @@ def _scan_loop(name: str, gen: _Gen) -> str | None:
     if adding:
         lines.append("    total = 0")
     pad = "    "
-    for pv, items, conds in gen.loops:
-        lines.append(f"{pad}for {pv} in {items}:")
+    for i, (pv, items, conds) in enumerate(gen.loops):
+        lines += py.charged_loop(pad, pv, items, f"items{i + 1}")
         pad += "    "
         for c in conds:
             lines.append(f"{pad}if {c}:")

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from rulekit.expr import budget
+
 _NAMES = (f"k{i}" for i in itertools.count())
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
@@ -111,3 +113,15 @@ def compile_function(source: str, consts: dict[str, Any], name: str) -> Any:
     namespace.update(consts)
     exec(compile(source, f"<rulekit: {name}>", "exec"), namespace)  # noqa: S102
     return namespace[name]
+
+
+def charged_loop(pad: str, pyname: str, src: str, items: str) -> list[str]:
+    """`for pyname in charged(src):` with the charge written out, as lines at `pad`: the
+    length of the list (`items`) taken off the meter's slot without a call (see
+    budget.Meter), the error of `charge` when the meter runs out."""
+    m = const(budget.METER)
+    return [f"{pad}{items} = {src}",
+            f"{pad}{m}.left -= {const(len)}({items})",
+            f"{pad}if {m}.left < 0:",
+            f"{pad}    {const(budget.charge)}(0)",
+            f"{pad}for {pyname} in {items}:"]
