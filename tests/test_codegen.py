@@ -310,6 +310,45 @@ def test_the_turns_write_records_and_the_effects_played_in_place() -> None:
     assert not re.search(r"label = \(k\d+\(v\d+\) \+", turns)
 
 
+EXAMPLES = sorted(p for p in (ROOT / "games" / "examples").glob("*.yaml")
+                  if ".tests." not in p.name)
+
+
+@pytest.mark.parametrize("path", GAMES + EXAMPLES, ids=[p.stem for p in GAMES + EXAMPLES])
+def test_attributes_read_inline_are_the_properties_they_stand_for(path: Path) -> None:
+    """Generated code reads some properties of a building block's views (a line's end sum,
+    a hand's size) as the source the block gives for them: at every move of a random game
+    each such source gives what the property gives."""
+    game = rulekit.load_game(path)
+    state = game.new_game(players=PLAYERS.get(path.stem.split("-")[0], game.min_players),
+                          seed=3)
+    builtins = {"len": len, "list": list, "min": min}
+    compared = 0
+    moves = random.Random(3)
+    for _ in range(60):
+        views = []
+        for kind in game.components:
+            t = kind.global_type()
+            if t is not None and t.inline and state.gviews[kind.index] is not None:
+                views.append((t, state.gviews[kind.index]))
+            t = kind.player_type()
+            if t is not None and t.inline:
+                views += [(t, p.view_of(kind)) for p in state.players]
+        for t, view in views:
+            for name, template in t.inline.items():
+                source = template.format("(view)", **{k: k for k in builtins})
+                assert eval(source, {**builtins, "view": view}) == getattr(view, name), name
+                compared += 1
+        if state.is_over:
+            break
+        if state.is_chance:
+            state.resolve_chance()
+        else:
+            state.apply(moves.choice(state.legal_actions()))
+    if any(kind.kind in ("line", "tile_set") for kind in game.components):
+        assert compared > 100
+
+
 def test_a_pasted_body_cannot_overwrite_the_turns_own_names() -> None:
     """The temporaries of a body written into the turns take names of the turns' own,
     unused so far; its parameters become the caller's names; attributes, constants and

@@ -215,6 +215,10 @@ class Line(Kind):
             "last": TILE_T, "ends": ListT(END_T), "end_sum": INT,
         }, {"fits": Method([TILE_T], BOOL), "ends_for": Method([TILE_T], ListT(STR)),
             "fitting": Method([ListT(TILE_T)], ListT(TILE_T))})
+        # LineView's simple properties, read without a call in generated code: a scoring
+        # rule reads the end sum after every lay, an end condition the line's emptiness
+        self.type.inline = {"empty": "(not {0}.s[0])", "size": "{len}({0}.s[0])",
+                            "last": "{0}.s[1]", "end_sum": "{0}.s[2]"}
 
     def global_type(self) -> ObjT:
         return self.type

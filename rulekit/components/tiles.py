@@ -48,6 +48,9 @@ TILE_T = ObjT("Tile", {"a": INT, "b": INT, "pips": INT, "is_double": BOOL})
 TILE_T.text = ("name", "0123456789|")  # a|b, one per tile of a set
 #: one player's hand
 HAND_T = ObjT("Hand", {"tiles": ListT(TILE_T), "size": INT, "pips": INT})
+# HandView's simple properties, read without a call in generated code (an end condition
+# asks every hand's size after every lay)
+HAND_T.inline = {"tiles": "{list}({0}.h)", "size": "{len}({0}.h)"}
 
 _by_id = attrgetter("id")
 
@@ -55,21 +58,22 @@ _by_id = attrgetter("id")
 class HandView:
     """One player's hand: `player.hand.tiles`, `.size`, `.pips`."""
 
-    __slots__ = ("s", "kind", "seat")
+    __slots__ = ("s", "kind", "seat", "h")
 
     def __init__(self, s: list, kind: TileSet, seat: int) -> None:
         self.s = s
         self.kind = kind
         self.seat = seat
+        self.h = s[0][seat]  # the hand's list, which effects change in place
 
     @property
     def tiles(self) -> list[Tile]:
         """The tiles held, in the set's order (a copy: effects may change the hand)."""
-        return list(self.s[0][self.seat])
+        return list(self.h)
 
     @property
     def size(self) -> int:
-        return len(self.s[0][self.seat])
+        return len(self.h)
 
     @property
     def pips(self) -> int:
@@ -159,6 +163,7 @@ class TileSet(Kind):
         self.highest = 0
         self.set_t = ObjT("TileSet", {"stock": INT, "tiles": ListT(TILE_T), "highest": INT},
                           {"tile": Method([INT, INT], TILE_T)})
+        self.set_t.inline = {"stock": "{len}({0}.s[1])"}
 
     def compile(self, b: Any, scope: Any) -> None:
         const = Scope(b.params)

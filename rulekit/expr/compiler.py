@@ -563,9 +563,12 @@ class _Compiler:
             if kind == "local":
                 node.vf = (root, operator.attrgetter(".".join(path)))
             store = t.stored.get(name)
+            inline = t.inline.get(name)
             if base.src is not None and store is not None:
                 key = py.const(name)
                 node.src = None if key is None else f"{base.src}.{store}[{key}]"
+            elif base.src is not None and inline is not None:
+                node.src = _inline_src(inline, base.src)
             elif base.src is not None and py.identifier(name):
                 node.src = f"{base.src}.{name}"
             extra = t.reads.get(name, frozenset())
@@ -1079,6 +1082,18 @@ class _Compiler:
         if a.src is not None:
             node.src = f"(-{a.src})"
         return node
+
+
+#: the builtins an attribute's inline source (ObjT.inline) may name
+_INLINE_BUILTINS = {"len": len, "list": list, "min": min}
+
+
+def _inline_src(template: str, obj: str) -> str | None:
+    """An attribute read as its building block's source for it (see ObjT.inline)."""
+    names = {name: py.const(f) for name, f in _INLINE_BUILTINS.items() if "{" + name in template}
+    if None in names.values():
+        return None
+    return template.format(f"({obj})", **names)
 
 
 #: a constant list this short is scanned by `in` without charging its length

@@ -108,7 +108,7 @@ class ObjT(Type):
     which parts (None: cannot be told), so that checks run only when those change.
     """
 
-    __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored", "text")
+    __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored", "text", "inline")
 
     def __init__(
         self,
@@ -129,6 +129,9 @@ class ObjT(Type):
         #: that attribute holds, written with those characters ("": any); options labelled
         #: by such objects are told apart by it (see rulekit.engine.labels)
         self.text: tuple[str, str] | None = None
+        #: attributes that generated code reads as this source rather than by a call of
+        #: a property: `{0}` is the object, `{len}` (and `{list}`, `{min}`) the builtin
+        self.inline: dict[str, str] = {}
 
     @property
     def name(self) -> str:
