@@ -236,6 +236,9 @@ class Dice(Kind):
                                   numbers=(MAX_GROUPED_DICE,
                                            len(str(MAX_GROUPED_DICE * MAX_SIDES))))},
             index=(STR, INT))
+        # a die's face, read without a call in generated code (a position, not a name)
+        self.type.inline = {n: "{0}._faces[" + str(i) + "]"
+                            for i, n in enumerate(self.names) if n in ns}
         self._sums: dict[tuple, list[list[int]]] = {}  # by the faces as rolled
         self._sorted_sums: dict[tuple, list[list[int]]] = {}
         self._subsets: dict[tuple, list[list[int]]] = {}

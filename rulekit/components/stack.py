@@ -103,6 +103,7 @@ class Stack(Kind):
         self.type = ObjT("Stack", {"left": ListT(item_t), "count": INT, "top": item_t,
                                    "taken": INT},
                          {"held": Method([PLAYER], ListT(item_t))})
+        self.type.inline = {"count": "{len}({0}.s[0])"}  # an end condition asks at every move
 
     def global_type(self) -> ObjT:
         return self.type

@@ -133,6 +133,8 @@ class Supply(Kind):
             "keys": ListT(key_t), "counts": ListT(INT), "total": INT, "empty": ListT(key_t),
             "sets": INT,
         }, {"count": Method([key_t], INT), "has": Method([key_t], BOOL)}, index=(key_t, INT))
+        # read without a call in generated code: a trigger asks after every move
+        self.type.inline = {"sets": "{min}({0}.s)", "total": "{sum}({0}.s)"}
 
     def compile(self, b: Any, scope: Scope) -> None:
         # the starting counts depend on the number of players at most: work them out now

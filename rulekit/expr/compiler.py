@@ -1085,7 +1085,7 @@ class _Compiler:
 
 
 #: the builtins an attribute's inline source (ObjT.inline) may name
-_INLINE_BUILTINS = {"len": len, "list": list, "min": min}
+_INLINE_BUILTINS = {"len": len, "list": list, "min": min, "sum": sum}
 
 
 def _inline_src(template: str, obj: str) -> str | None:

@@ -130,7 +130,8 @@ class ObjT(Type):
         #: by such objects are told apart by it (see rulekit.engine.labels)
         self.text: tuple[str, str] | None = None
         #: attributes that generated code reads as this source rather than by a call of
-        #: a property: `{0}` is the object, `{len}` (and `{list}`, `{min}`) the builtin
+        #: a property: `{0}` is the object, `{len}` (and `{list}`, `{min}`, `{sum}`) the
+        #: builtin
         self.inline: dict[str, str] = {}
 
     @property
