@@ -700,6 +700,61 @@ def test_a_failing_step_of_a_procedure_written_into_the_turns_names_the_run_step
     assert seen[2][0] == seen[0][0]
 
 
+LINES = """\
+name: Lines
+players: {min: 2, max: 2}
+vars:
+  laid: {per: player, init: 0}
+  moves: {init: 0}
+components:
+  hand: {kind: tile_set, per: player, double: 4, hand_size: 5}
+  line: {kind: line}
+flow:
+  setup: [deal: hand]
+  turn:
+    - choose:
+        pass: pass
+        options:
+          - for: "t in ([player.hand.tiles[0]] if line.empty else [])"
+            label: "{t}"
+            do: [lay_tile: {line: line, tile: t, from: player.hand}, add: {player.laid: 1}]
+          # each tile twice: the lays merge by label, as a record of each is looked up
+          - for: >-
+              t in line.fitting(player.hand.tiles + player.hand.tiles),
+              side in line.ends_for(t)
+            label: "{t} {side}"
+            do: [lay_tile: {line: line, tile: t, end: side, from: player.hand},
+                 add: {player.laid: 1}]
+    - add: {moves: 1}
+end:
+  when: {done: "moves >= 12"}
+score: player.laid
+"""
+
+
+def test_records_promised_distinct_are_not_looked_up_and_others_are(tmp_path: Path) -> None:
+    """A record is looked up among the others only where the option could give two of
+    one label: a lay of a hand's tiles at the ends they fit is never looked up (Domino 7's
+    turn), a lay of a list that holds each tile twice is, and merges as labels do."""
+    game = rulekit.load_game(ROOT / "games" / "domino7.yaml")
+    lays = [src.split("def records(")[1] for src in game.generated if "def records(" in src]
+    assert lays and all("seen" not in body.split("\n", 1)[1] for body in lays)
+    path = tmp_path / "lines.yaml"
+    path.write_text(LINES, encoding="utf-8")
+    fast, slow = load(path, True), load(path, False)
+    records = [src.split("def records(")[1] for src in fast.generated if "def records(" in src]
+    assert ["label not in seen" in body for body in records] == [False, True]
+    offered = 0
+    for seed in range(10):
+        played = course(fast, 2, seed)
+        assert played == course(slow, 2, seed), seed
+        same_playouts(fast, slow, 2, seed)
+        for _seat, labels, _choice in played[0]:
+            assert len(labels) == len(set(labels))
+            offered += sum(" " in label for label in labels)
+    assert offered > 20  # lays at an end were offered, each once
+
+
 WORK = """\
 name: Work
 players: {min: 2, max: 2}

@@ -213,8 +213,9 @@ class Line(Kind):
         self.type = ObjT("Line", {
             "empty": BOOL, "size": INT, "tiles": ListT(TILE_T), "left": INT, "right": INT,
             "last": TILE_T, "ends": ListT(END_T), "end_sum": INT,
-        }, {"fits": Method([TILE_T], BOOL), "ends_for": Method([TILE_T], ListT(STR)),
-            "fitting": Method([ListT(TILE_T)], ListT(TILE_T))})
+        }, {"fits": Method([TILE_T], BOOL),
+            "ends_for": Method([TILE_T], ListT(STR), distinct=True),
+            "fitting": Method([ListT(TILE_T)], ListT(TILE_T), keeps=0)})
         # LineView's simple properties, read without a call in generated code: a scoring
         # rule reads the end sum after every lay, an end condition the line's emptiness
         self.type.inline = {"empty": "(not {0}.s[0])", "size": "{len}({0}.s[0])",

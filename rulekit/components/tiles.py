@@ -51,6 +51,7 @@ HAND_T = ObjT("Hand", {"tiles": ListT(TILE_T), "size": INT, "pips": INT})
 # HandView's simple properties, read without a call in generated code (an end condition
 # asks every hand's size after every lay)
 HAND_T.inline = {"tiles": "{list}({0}.h)", "size": "{len}({0}.h)"}
+HAND_T.distinct = frozenset({"tiles"})  # each tile of the set once, one name a tile
 
 _by_id = attrgetter("id")
 

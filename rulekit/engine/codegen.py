@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.engine.labels import JOIN_PARTS, LabelForm, label_of
+from rulekit.engine.labels import JOIN_PARTS, LabelForm, distinct_keys, label_of
 from rulekit.engine.state import RUNTIME_ERRORS, _failed
 from rulekit.engine.steps import (
     MAX_INT,
@@ -112,6 +112,9 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             distinct, numbers = iterate.promises[0]
             unique = (distinct and numbers is not None and numbers[0] <= JOIN_PARTS
                       and numbers[1] <= keyed[2])
+        if by_parts is not None:  # keys of values no other record shares: no lookup
+            unique = distinct_keys(by_parts, [pyname for _n, pyname, _s in clauses],
+                                   getattr(iterate, "promises", ()))
         if keyed is None:
             lines.append(f"{pad}label = {label.src}")
             rec_label = (lines[-1:] if by_parts is None

@@ -88,24 +88,28 @@ class LabelForm:
     `keys`: each part's key as source (its value, or the text an object keeps);
     `renders`: each key's text as the label writes it; `alphabets`: the characters each
     part can write (None: any); `texts`: whether each key is its text already (a string,
-    or the text an object keeps); `tag`: the number that starts the key when a decision has
-    other forms of as many parts but another shape, whose keys could be equal where their
-    labels never are.
+    or the text an object keeps); `values`: each part's value as source; `tag`: the number
+    that starts the key when a decision has other forms of as many parts but another
+    shape, whose keys could be equal where their labels never are; `shared`: another
+    option of the decision has this shape, so its keys may be this one's.
     """
 
-    __slots__ = ("literals", "keys", "renders", "alphabets", "texts", "shape", "tag")
+    __slots__ = ("literals", "keys", "renders", "alphabets", "texts", "values", "shape",
+                 "tag", "shared")
 
     def __init__(self, literals: list[str], keys: list[str],
                  renders: list[Callable[[Any], str]], alphabets: list[frozenset[str] | None],
-                 texts: list[bool]) -> None:
+                 texts: list[bool], values: list[str]) -> None:
         self.literals = literals
         self.keys = keys
         self.renders = renders
         self.alphabets = alphabets
         self.texts = texts
+        self.values = values
         # two options of one shape give equal keys exactly when they give equal labels
         self.shape = (tuple(literals), tuple(renders), tuple(alphabets))
         self.tag: int | None = None
+        self.shared = False
 
     def key_src(self) -> str:
         """The key as a tuple, in Python source."""
@@ -190,6 +194,7 @@ def label_form(label: Compiled) -> LabelForm | None:
     renders: list[Callable[[Any], str]] = []
     alphabets: list[frozenset[str] | None] = []
     texts: list[bool] = []
+    values: list[str] = []
     for piece in label.parts:
         if isinstance(piece, str):
             literals[-1] += piece
@@ -201,8 +206,11 @@ def label_form(label: Compiled) -> LabelForm | None:
         renders.append(part[1])
         alphabets.append(part[2])
         texts.append(part[3])
+        values.append(piece[0])
         literals.append("")
     n = len(keys)
+    if n == 0:  # a label without parts is a constant: as cheap to compare as any key
+        return None
     anything = [i for i, a in enumerate(alphabets) if a is None]
     if len(anything) > 1:
         return None
@@ -216,7 +224,7 @@ def label_form(label: Compiled) -> LabelForm | None:
             before = literals[i]
             if not before or before[-1] in alphabets[i]:  # type: ignore[operator]
                 return None
-    return LabelForm(literals, keys, renders, alphabets, texts)
+    return LabelForm(literals, keys, renders, alphabets, texts, values)
 
 
 def label_forms(labels: list[Compiled], pass_label: Any) -> list[LabelForm] | None:
@@ -242,7 +250,17 @@ def label_forms(labels: list[Compiled], pass_label: Any) -> list[LabelForm] | No
     for f in forms:
         if lengths.count(len(f.keys)) > 1:  # type: ignore[union-attr]
             f.tag = shapes[f.shape]  # type: ignore[union-attr]
+        f.shared = sum(g.shape == f.shape for g in forms) > 1  # type: ignore[union-attr]
     return forms  # type: ignore[return-value]
+
+
+def distinct_keys(form: LabelForm, loops: list[str], promises: tuple) -> bool:
+    """Whether the records of one option have keys no other record of the decision has,
+    so that none need be looked up: every list the option loops over is promised to hold
+    no two equal elements (nor two of one text), every loop's local is a part of the label
+    (whose key tells its values apart), and no other option has the label's shape."""
+    return (not form.shared and len(promises) == len(loops)
+            and all(p[0] for p in promises) and set(loops) <= set(form.values))
 
 
 def _disjoint(a: LabelForm, b: LabelForm) -> bool:

@@ -464,6 +464,7 @@ class _Compiler:
             tup = tuple(fns)
             fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
         node = _make(fn, type_, _pos(tree), items)
+        node.promise = (len(items) <= 1, None)  # one element or none: no two equal
         if all(it.src is not None for it in items):
             node.src = "[" + ", ".join(it.src for it in items) + "]"  # type: ignore[misc]
         return node
@@ -573,6 +574,7 @@ class _Compiler:
                 node.src = f"{base.src}.{name}"
             extra = t.reads.get(name, frozenset())
             node.reads = None if node.reads is None or extra is None else node.reads | extra
+            node.promise = (name in t.distinct, None)
         return node
 
     def _index(self, tree: Tree, scope: Scope) -> _N:
@@ -725,7 +727,8 @@ class _Compiler:
             )
         # A method may read anything from its object: never computed at load time.
         node = _make(fn, result, base.pos, [base, *args], dyn=True)
-        node.promise = (method.distinct, method.numbers)
+        keeps = method.keeps is not None and args[method.keeps].promise[0]
+        node.promise = (method.distinct or keeps, method.numbers)
         if (base.src is not None and py.identifier(name)
                 and all(a.src is not None for a in args)):
             node.src = f"{base.src}.{name}({', '.join(a.src for a in args)})"  # type: ignore[misc]
@@ -866,8 +869,10 @@ class _Compiler:
             node.src = f"({a.src} if {c.src} else {b.src})"
             if _empty_list(b):
                 node.guard = (c.src, a.iter_src or a.src)
+                node.promise = (a.promise[0], None)
             elif _empty_list(a):
                 node.guard = (f"(not {c.src})", b.iter_src or b.src)
+                node.promise = (b.promise[0], None)
         return node
 
     def _or(self, tree: Tree, scope: Scope) -> _N:

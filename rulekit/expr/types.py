@@ -80,17 +80,19 @@ class Method:
     """The signature of a method an object type offers to expressions.
 
     What a method may promise of the list it returns, which generated option loops rely on:
-    `distinct`, it never holds two equal elements; `numbers=(n, d)`, each element is a list
-    of at most n whole numbers of at most d digits.
+    `distinct`, it never holds two equal elements, nor two that write the same text;
+    `keeps=i`, it is a part of its argument i, so distinct when that is; `numbers=(n, d)`,
+    each element is a list of at most n whole numbers of at most d digits.
     """
 
-    __slots__ = ("params", "returns", "distinct", "numbers")
+    __slots__ = ("params", "returns", "distinct", "keeps", "numbers")
 
     def __init__(self, params: list[Type], returns: Type, distinct: bool = False,
-                 numbers: tuple[int, int] | None = None) -> None:
+                 numbers: tuple[int, int] | None = None, keeps: int | None = None) -> None:
         self.params = list(params)
         self.returns = returns
         self.distinct = distinct
+        self.keeps = keeps
         self.numbers = numbers
 
     def __repr__(self) -> str:
@@ -108,7 +110,8 @@ class ObjT(Type):
     which parts (None: cannot be told), so that checks run only when those change.
     """
 
-    __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored", "text", "inline")
+    __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored", "text", "inline",
+                 "distinct")
 
     def __init__(
         self,
@@ -133,6 +136,9 @@ class ObjT(Type):
         #: a property: `{0}` is the object, `{len}` (and `{list}`, `{min}`, `{sum}`) the
         #: builtin
         self.inline: dict[str, str] = {}
+        #: list attributes that never hold two equal elements, nor two that write the
+        #: same text (a hand's tiles), as a method may promise (see Method)
+        self.distinct: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
