@@ -101,14 +101,12 @@ class LineView:
         placed = self.s[0]
         if not placed:
             return list(tiles)
-        left, right = placed[0][0], placed[-1][1]
-        # a loop rather than a comprehension: the ends and halves read as plain locals, once
-        # each (a random game asks at every turn, of every tile in the hand)
+        # the open ends and each tile's halves as bits, and a loop rather than a
+        # comprehension: a random game asks at every turn, of every tile in the hand
+        ends = 1 << placed[0][0] | 1 << placed[-1][1]
         out = []
         for t in tiles:
-            a = t.a
-            b = t.b
-            if a == left or b == left or a == right or b == right:
+            if t.halves & ends:
                 out.append(t)
         return out
 

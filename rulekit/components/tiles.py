@@ -26,11 +26,12 @@ MAX_PIP = 50
 class Tile:
     """One tile: halves `a <= b`; immutable and shared by every state of a game."""
 
-    __slots__ = ("a", "b", "pips", "is_double", "id", "name")
+    __slots__ = ("a", "b", "pips", "is_double", "id", "name", "halves")
 
     def __init__(self, a: int, b: int, id: int) -> None:
         self.a = a
         self.b = b
+        self.halves = 1 << a | 1 << b  # the numbers it shows, as bits: a line asks what fits
         self.pips = a + b
         self.is_double = a == b
         self.id = id  # the tile's place in the set, which is also the order of a hand
