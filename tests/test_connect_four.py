@@ -103,10 +103,14 @@ def test_a_line_check_run_too_often_stops_at_the_work_budget(tmp_path) -> None:
         "max: 20, doc: columns", "max: 100, doc: columns")
     path = tmp_path / "big.yaml"
     path.write_text(text)
-    state = rulekit.load_game(path, overrides={"rows": 100, "columns": 100}).new_game(
-        players=2, seed=0)
-    with pytest.raises(rulekit.RulekitError, match="more work than one move may take"):
-        state.apply("x0")
+    game = rulekit.load_game(path, overrides={"rows": 100, "columns": 100})
+    # the end is checked as the first turn begins: the setup stops, naming the condition
+    with pytest.raises(rulekit.RulekitError) as info:
+        game.new_game(players=2, seed=0)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if "range(100000)" in row)
+    assert str(info.value).startswith(f"{path}:{line}:")
+    assert "the end condition 'line' went past a budget" in str(info.value)
+    assert "more work than the setup may take" in str(info.value)
 
 
 TIC_TAC_TOE = """\

@@ -137,7 +137,7 @@ flow:
       do: [{set: {p.goal: "7 + 2 * p.seat"}}]
   turn:
     - add: {active.shown: 1}
-end: {when: "turn >= 2"}
+end: {when: "turn > 2"}
 score: "player.shown"
 display:
   player: "moves: {player.shown}"

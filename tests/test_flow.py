@@ -1,5 +1,7 @@
 """The flow machine on small games written for the purpose: phases, rounds, the end."""
 
+import random
+
 import pytest
 
 import rulekit
@@ -109,3 +111,113 @@ def test_a_define_is_read_anew_after_every_change_it_depends_on(tmp_path):
     assert s.view()["vars"] == {"x": 4, "seen": 4 + 800 + 8 + 1200 + 12}
     # player 0 (turn 1, x = 2): 0 + 4; player 1 (turn 2, x = 3): 0 + 6
     assert s.scores() == [4, 6]
+
+
+# -- the turn, the round and who is active change as a turn begins: checks see it ----------
+
+WAITING = """
+name: Waiting
+players: {min: 2, max: 3}
+vars:
+  moves: {init: 0}
+  marks: {init: 0}
+flow:
+  turn:
+    - "@FIRST@"
+    - choose:
+        options:
+          - label: wait
+            do: []
+triggers:
+  - when: "turn > marks"
+    do: [add: {marks: 1}]
+end:
+  when: {long: "@END@"}
+score: "0"
+"""
+
+
+def waiting(tmp_path, first="{add: {moves: 1}}", end="turn > 3", trigger="turn > marks",
+            generated=True):
+    """A game whose only decision changes nothing; its turns begin with `first`."""
+    from rulekit.engine import codegen, flowgen
+    from rulekit.expr import pysource
+
+    text = WAITING.replace('"@FIRST@"', first).replace("@END@", end).replace(
+        "turn > marks", trigger)
+    old = codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED
+    codegen.ENABLED = pysource.FUNCTIONS = flowgen.ENABLED = generated
+    try:
+        return load(tmp_path, text)
+    finally:
+        codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED = old
+
+
+def played(game, players=2, playout=False):
+    """A game played to its end: by `playout`, or by the API's first action each time."""
+    s = game.new_game(players=players, seed=3)
+    if playout:
+        s.playout(random.Random(3))
+    while not s.is_over:
+        s.apply(s.legal_actions()[0])
+    return s
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+@pytest.mark.parametrize("playout", [False, True], ids=["api", "playout"])
+def test_an_end_on_the_turn_is_checked_as_the_turn_begins(tmp_path, generated, playout):
+    """`turn > 3` ends the game as turn 4 begins, before its first step: three turns are
+    played, whether or not a turn changes anything (a game of turns that change nothing
+    once never ended), and a trigger on the turn fires as each turn begins."""
+    for first in ("{add: {moves: 1}}", "{if: 'false', then: [add: {moves: 1}]}"):
+        s = played(waiting(tmp_path, first, generated=generated), playout=playout)
+        assert s.is_over and s.end_reason == "long" and s.turn == 4
+        assert sum("action" in e for e in s.log) == 3
+        assert s.view()["vars"] == {"moves": 3 if "if" not in first else 0, "marks": 4}
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+def test_an_end_on_the_round_or_the_active_player_is_checked_as_the_turn_begins(
+        tmp_path, generated):
+    s = played(waiting(tmp_path, end="round > 2", generated=generated), players=3)
+    assert s.round == 3 and s.turn == 7 and s.view()["vars"]["moves"] == 6
+    s = played(waiting(tmp_path, end="turn > 2 and active.seat == 0", generated=generated),
+               players=3)
+    assert s.turn == 4 and s.active == 0 and s.view()["vars"]["moves"] == 3
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+def test_a_failing_check_names_the_trigger_or_end_condition(tmp_path, generated):
+    """A trigger or end condition that fails while the game runs is named with its place
+    in the file, not the step before it (the checks run between steps, and as a turn
+    begins, where there is no step)."""
+    path = tmp_path / "g.yaml"
+    game = waiting(tmp_path, end="100 // (3 - turn) < 0", generated=generated)
+    s = game.new_game(players=2, seed=0)
+    s.apply("wait")
+    with pytest.raises(rulekit.FlowError) as info:
+        s.apply("wait")  # turn 3 begins
+    line = path.read_text().splitlines().index('  when: {long: "100 // (3 - turn) < 0"}') + 1
+    assert str(info.value).startswith(f"{path}:{line}:")
+    assert "the end condition 'long' failed while the game ran: ZeroDivisionError" in str(
+        info.value)
+    text = path.read_text().replace('"turn > marks"', '"marks // (turn - 2) >= 0"')
+    path.write_text(text)
+    s = load(tmp_path, text).new_game(players=2, seed=0)
+    with pytest.raises(rulekit.FlowError) as info:
+        s.apply("wait")  # turn 2 begins
+    line = text.splitlines().index("  - when: \"marks // (turn - 2) >= 0\"") + 1
+    assert str(info.value).startswith(f"{path}:{line}:")
+    assert "a trigger failed while the game ran: ZeroDivisionError" in str(info.value)
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+def test_an_end_that_holds_from_the_start_ends_the_game_before_the_first_turn(
+        tmp_path, generated):
+    """Every check runs as the first turn begins, whatever it reads: a game whose end
+    holds from the start is over before anything is played, even when no turn would
+    change what the end reads."""
+    s = played(waiting(tmp_path, "{if: 'false', then: [add: {moves: 1}]}", "moves >= 0",
+                       trigger="false", generated=generated))
+    assert s.is_over and s.end_reason == "long" and s.turn == 1
+    assert not any("action" in e for e in s.log)

@@ -244,6 +244,10 @@ class PlayerBase:
 #: names every player has: its own attributes and Python's; no variable or component takes them
 PLAYER_NAMES = frozenset(dir(PlayerBase)) | {"seat", "is_active", "is_start", "st", "vars"}
 #: names expressions know in every game
+#: the part of the game a turn change changes (`turn`, `round`, `active`, `phase`): not a
+#: name a game file can give anything
+TURN = " turn"
+
 GLOBAL_NAMES = frozenset({"players", "active", "turn", "round", "phase", "player_count", "params",
                           "player"})
 
@@ -430,13 +434,16 @@ class GameBuild:
         # the players and their count are fixed for a game: a check that reads them (a
         # trigger `for p in players`) depends only on what it reads of each player
         fixed = frozenset()
+        # who is active, the turn, the round and the phase change when a turn begins (and
+        # nothing else changes them): a check that reads them runs then
+        moved = frozenset((TURN,))
         globs: dict[str, Global] = {
             "players": Global(ListT(player_t), lambda st: st.players, "st.players", fixed),
             "active": Global(player_t, lambda st: st.players[st.active],
-                             "st.players[st.active]"),
-            "turn": Global(INT, lambda st: st.turn, "st.turn"),
-            "round": Global(INT, lambda st: st.round, "st.round"),
-            "phase": Global(STR, lambda st: st.game.phases[st.phase][0]),
+                             "st.players[st.active]", moved),
+            "turn": Global(INT, lambda st: st.turn, "st.turn", moved),
+            "round": Global(INT, lambda st: st.round, "st.round", moved),
+            "phase": Global(STR, lambda st: st.game.phases[st.phase][0], reads=moved),
             "player_count": Global(INT, lambda st: st.n, "st.n", fixed),
         }
         for name, t in gvar_types.items():
@@ -546,18 +553,18 @@ class GameBuild:
         for reason, path, text in whens:
             c = b.expr(path, text, self.scope, BOOL)
             conds.append((reason, c.fn if c is not None else _broken,
-                          self.mask(c.reads if c is not None else None)))
+                          self.mask(c.reads if c is not None else None), b.where(path)))
             checked.append(c)
         out["end_conditions"] = conds
         # every bit some check reads: a change to none of them checks nothing
         check_mask = 0
-        for m in [t.mask for t in triggers] + [m for _r, _f, m in conds]:
+        for m in [t.mask for t in triggers] + [m for _r, _f, m, _w in conds]:
             check_mask |= m
         out["check_mask"] = check_mask
-        out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m in conds])
+        out["end_texts"] = self.end_texts(end.get("text"), [r for r, _f, _m, _w in conds])
         out["finish"] = end.get("finish", "now")
         made = None if b.diags else codegen.checks_function(
-            triggers, [(r, f, m, c) for (r, f, m), c in zip(conds, checked)], check_mask,
+            triggers, [(*cond, c) for cond, c in zip(conds, checked)], check_mask,
             out["finish"])
         out["after_step"] = made[0] if made is not None else None
         if made is not None:
@@ -592,6 +599,9 @@ class GameBuild:
         # variables reset at each turn change without a step: they count as changed
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
+        # a turn beginning, where a check reads what it changes: checked before its first
+        # step (0: nothing to check, no check called)
+        out["turn_mask"] = self.changes(frozenset((TURN,))) & check_mask
         # one phase without an end and nothing reset: the next turn is the next seat's
         out["plain_turns"] = (len(out["phases"]) == 1 and out["phases"][0][2] is None
                               and not out["turn_resets_player"]

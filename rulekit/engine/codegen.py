@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rulekit.engine.labels import JOIN_PARTS, LabelForm, distinct_keys, label_of
-from rulekit.engine.state import RUNTIME_ERRORS, _failed
+from rulekit.engine.state import RUNTIME_ERRORS, _failed, end_condition
 from rulekit.engine.steps import (
     MAX_INT,
     MAX_TRIGGER_FIRINGS,
@@ -519,26 +519,37 @@ def checks_function(triggers: list, conds: list, check_mask: int, finish: str
                  f"    if not changed & {k(check_mask)}:",
                  "        st._stale = 0",
                  "        return"]
+        failing = f"except {k(RUNTIME_ERRORS)} as exc:"
         for trigger in triggers:
-            lines.append(f"    if {k(trigger.mask)} & (changed | st._dirty):")
-            lines.append(f"        {k(trigger.fire)}(st)")
+            lines += [f"    if {k(trigger.mask)} & (changed | st._dirty):",
+                      "        try:",
+                      f"            {k(trigger.fire)}(st)",
+                      f"        {failing}",
+                      f"            raise {k(_failed)}({k(trigger.where)}, {k('a trigger')}, "
+                      "exc) from exc"]
         lines += ["    # what the triggers changed: the triggers before them see it at the next "
                   "check",
                   "    st._stale = stale = st._dirty",
                   "    st._dirty = 0"]
         if conds:
             lines += ["    if st._ending:", "        return", "    changed |= stale"]
-        for reason, fn, mask, c in conds:
+        for reason, fn, mask, where, c in conds:
             if c is not None and c.src is not None and not _PYNAME.search(c.src):
                 consts.update(c.consts or {})
                 test = f"({c.src})"
             else:
                 test = f"{k(fn)}(st, {k({})})"
-            lines.append(f"    if {k(mask)} & changed and {test}:")
-            lines.append(f"        st.end_reason = {k(reason)}")
-            lines.append("        st.over = True" if finish == "now" else
-                         "        st._ending = True")
-            lines.append("        return")
+            lines += [f"    if {k(mask)} & changed:",
+                      "        try:",
+                      f"            holds = {test}",
+                      f"        {failing}",
+                      f"            raise {k(_failed)}({k(where)}, {k(end_condition(reason))}, "
+                      "exc) from exc",
+                      "        if holds:",
+                      f"            st.end_reason = {k(reason)}",
+                      "            st.over = True" if finish == "now" else
+                      "            st._ending = True",
+                      "            return"]
     source = "\n".join(lines) + "\n"
     fn = pysource.compile_function(source, consts, "after_step")
     fn.mask = check_mask  # what any check reads: the generated turns test it inline

@@ -155,20 +155,25 @@ class _Writer:
         self.add(1, f"except {c(RUNTIME_ERRORS)} as exc:")
         self.add(2, f"raise {c(_failed)}({k}.where, {c('a step')}, exc) from exc")
         if checks:
-            self.add(1, "if st._dirty:")
-            mask = getattr(self.after_step, "mask", None)
-            if mask is None:
-                self.add(2, f"{c(self.after_step)}(st)")
-                self.add(2, "if st.over:")
-                self.add(3, "return True")
-            else:  # the first test of the checks, written out: no call for a change no
-                # check reads (a roll, mostly)
-                self.add(2, f"if (st._dirty | st._stale) & {c(mask)}:")
-                self.add(3, f"{c(self.after_step)}(st)")
-                self.add(3, "if st.over:")
-                self.add(4, "return True")
-                self.add(2, "else:")
-                self.add(3, "st._dirty = st._stale = 0")
+            self.check(1, "return True")
+
+    def check(self, depth: int, stop: str) -> None:
+        """The checks after a change (the triggers and the end), and `stop` if it ended."""
+        c = self.c
+        self.add(depth, "if st._dirty:")
+        mask = getattr(self.after_step, "mask", None)
+        if mask is None:
+            self.add(depth + 1, f"{c(self.after_step)}(st)")
+            self.add(depth + 1, "if st.over:")
+            self.add(depth + 2, stop)
+        else:  # the first test of the checks, written out: no call for a change no check
+            # reads (a roll, mostly, and most turns' beginnings)
+            self.add(depth + 1, f"if (st._dirty | st._stale) & {c(mask)}:")
+            self.add(depth + 2, f"{c(self.after_step)}(st)")
+            self.add(depth + 2, "if st.over:")
+            self.add(depth + 3, stop)
+            self.add(depth + 1, "else:")
+            self.add(depth + 2, "st._dirty = st._stale = 0")
 
     def call(self, depth: int, steps: tuple, checks: bool, env: str,
              pushed: bool = False) -> None:
@@ -554,10 +559,15 @@ def turns_function(phases: list, check_effects: bool, after_step: Any
             w.add(0, f"{name} = {{{items}}}")
         w.add(0, "")
         body = _inlined(w.lines, names[0]) if len(names) == 1 else None
+        mark = len(w.lines)
+        w.check(3, "return")
+        check = "\n".join(w.lines[mark:]).lstrip()
+        del w.lines[mark:]
         w.lines.append(_TURNS.format(
+            check=check,
             phases="" if body is not None else "".join(f"{name}, " for name in names),
             phase_steps=w.c(tuple(steps for _n, steps, _u in phases)),
-            after_step=w.c(after_step), turn=w.c("turn"), frame=w.c(S.SeqFrame),
+            turn=w.c("turn"), frame=w.c(S.SeqFrame),
             signal=w.c(BreakSignal),
             play=(f"if PHASES[st.phase](st, env, cx, start):\n{' ' * 16}return"
                   if body is None else body.lstrip())))
@@ -597,11 +607,9 @@ def turns(st, cx, start):
         while True:
             cx.depth = 1
             # checked before the step, as the machine checks before each step of its frame
-            # (after the setup, whose frame is not checked, or a chance step)
-            if st._dirty:
-                {after_step}(st)
-                if st.over:
-                    return
+            # (after the setup, whose frame is not checked, a chance step, or as a turn
+            # begins)
+            {check}
             {play}
             start = 0
             st._next_turn({turn}, False)

@@ -796,15 +796,24 @@ class State:
             return
         for trigger in game.triggers:
             if trigger.mask & (changed | self._dirty):
-                trigger.fire(self)
+                try:
+                    trigger.fire(self)
+                except RUNTIME_ERRORS as exc:
+                    raise _failed(trigger.where, "a trigger", exc) from exc
         # what the triggers changed: the triggers before them see it at the next check
         self._stale = stale = self._dirty
         self._dirty = 0
         if self._ending:
             return
         changed |= stale
-        for reason, cond, mask in game.end_conditions:
-            if mask & changed and cond(self, _NO_NAMES):
+        for reason, cond, mask, where in game.end_conditions:
+            if not mask & changed:
+                continue
+            try:
+                holds = cond(self, _NO_NAMES)
+            except RUNTIME_ERRORS as exc:
+                raise _failed(where, end_condition(reason), exc) from exc
+            if holds:
                 self.end_reason = reason
                 if game.finish == "now":
                     self.over = True
@@ -826,6 +835,7 @@ class State:
                 self.round += 1
             self.turn += 1
             self._stale |= game.turn_reset_mask
+            self._dirty |= game.turn_mask
             self._version += 1
             if frame:
                 self._stack.append(SeqFrame(game.phases[0][1], {}, "turn", True))
@@ -834,6 +844,9 @@ class State:
             self.active = self.start = game.first_player(self) if game.first_player else 0
             self.turn = self.round = 1
             self._next_seat = None
+            # the game's start: every check runs before the first turn's first step (bit
+            # 1, which `_stale` holds until the first check)
+            self._dirty |= 1
         else:
             until = game.phases[self.phase][2]
             if until is not None and until(self, {}):
@@ -864,6 +877,7 @@ class State:
         for name, value in game.turn_resets_game:
             self.gvars[name] = value
         self._stale |= game.turn_reset_mask
+        self._dirty |= game.turn_mask
         self._version += 1
         if frame:
             self._stack.append(SeqFrame(game.phases[self.phase][1], {}, "turn", True))
@@ -919,6 +933,11 @@ _NO_NAMES: dict = {}
 #: index, a division by 0, a lane the track does not have): named after the step
 RUNTIME_ERRORS = (ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
                   RecursionError, budget.BudgetExceeded, PieceError)
+
+
+def end_condition(reason: str) -> str:
+    """What an end condition is called in an error: by its name under `when`, if any."""
+    return "the end condition" if reason == "end condition" else f"the end condition {reason!r}"
 
 
 def _failed(where: str, what: str, exc: Exception) -> FlowError:
