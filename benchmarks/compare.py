@@ -6,7 +6,9 @@ For each shipped game (Qwixx with 3 players, Level X with 2, Domino 7 with 4) it
 random playouts of the YAML file through rulekit's API and of its plain reference
 (benchmarks/reference/) through the same loop (`resolve_chance()`, then
 `apply(rng.choice(legal_actions()))`), and for Qwixx also the optimised reference that
-plays without any API. Absolute figures on a shared machine are noisy, so the contenders
+plays without any API and Qwixx's turns written by hand over rulekit's own State
+(reference/qwixx_bound.py: the games of `State.playout`, the most generated code could
+reach). Absolute figures on a shared machine are noisy, so the contenders
 take turns: every round runs each of them once on the same seeds, in a rotating order, and
 each keeps its best round; time is the process's CPU time, so waiting for a busy core does
 not count. The ratios are what to read: the engine's targets are YAML /
@@ -30,17 +32,18 @@ sys.path.insert(0, str(ROOT))
 
 import rulekit  # noqa: E402
 from benchmarks.playouts import playout  # noqa: E402
-from benchmarks.reference import domino7, levelx, qwixx, qwixx_fast  # noqa: E402
+from benchmarks.reference import domino7, levelx, qwixx, qwixx_bound, qwixx_fast  # noqa: E402
 
 #: the engine's targets, as ratios of games/s measured in one run
 TARGET_VS_PLAIN = 1.3
 TARGET_VS_OPTIMISED = 0.5
 
-#: (name, YAML file, players, plain reference, optimised random game or None)
+#: (name, YAML file, players, plain reference, optimised random game or None, the game's
+#: turns written by hand over rulekit's State or None)
 GAMES = [
-    ("Qwixx", "qwixx.yaml", 3, qwixx.GAME, qwixx_fast.random_game),
-    ("Level X", "levelx.yaml", 2, levelx.GAME, None),
-    ("Domino 7", "domino7.yaml", 4, domino7.GAME, None),
+    ("Qwixx", "qwixx.yaml", 3, qwixx.GAME, qwixx_fast.random_game, qwixx_bound.playout),
+    ("Level X", "levelx.yaml", 2, levelx.GAME, None, None),
+    ("Domino 7", "domino7.yaml", 4, domino7.GAME, None, None),
 ]
 
 
@@ -64,6 +67,20 @@ def playout_runner(game: Any, players: int) -> Callable[[int, int], int]:
     return run
 
 
+def bound_runner(game: rulekit.Game, players: int,
+                 playout: Callable[[rulekit.State, random.Random], None]
+                 ) -> Callable[[int, int], int]:
+    """The playouts of `playout_runner`, played by a hand-written `playout(state, rng)` over
+    rulekit's State (the same games): the most generated code could reach. It counts no
+    decisions."""
+    def run(games: int, seed: int) -> int:
+        rng = random.Random(seed)
+        for i in range(games):
+            playout(game.new_game(players=players, seed=seed + i), rng)
+        return 0
+    return run
+
+
 def direct_runner(random_game: Callable[[int, random.Random], list[int]],
                   players: int) -> Callable[[int, int], int]:
     """Random games of an optimised reference: each game its own Random(seed + i), as the
@@ -79,7 +96,7 @@ def measure(games: int, rounds: int, seed: int) -> list[dict[str, Any]]:
     """Every contender of every game, interleaved round by round; games/s of each round."""
     contenders: list[tuple[dict[str, Any], str, Callable[[int, int], int]]] = []
     results = []
-    for name, file, players, plain, fast in GAMES:
+    for name, file, players, plain, fast, bound in GAMES:
         entry: dict[str, Any] = {"game": name, "players": players, "contenders": {}}
         yaml_game = rulekit.load_game(ROOT / "games" / file)
         runs = [("yaml", api_runner(yaml_game, players)),
@@ -87,6 +104,8 @@ def measure(games: int, rounds: int, seed: int) -> list[dict[str, Any]]:
                 ("plain", api_runner(plain, players))]
         if fast is not None:
             runs.append(("optimised", direct_runner(fast, players)))
+        if bound is not None:
+            runs.append(("bound", bound_runner(yaml_game, players, bound)))
         for kind, run in runs:
             entry["contenders"][kind] = {"rounds": [], "decisions_per_game": None}
             contenders.append((entry, kind, run))
@@ -114,6 +133,9 @@ def measure(games: int, rounds: int, seed: int) -> list[dict[str, Any]]:
         if "optimised" in cs:
             entry["yaml_vs_optimised"] = cs["yaml"]["best"] / cs["optimised"]["best"]
             entry["playout_vs_optimised"] = cs["playout"]["best"] / cs["optimised"]["best"]
+        if "bound" in cs and "optimised" in cs:
+            entry["bound_vs_optimised"] = cs["bound"]["best"] / cs["optimised"]["best"]
+            entry["playout_vs_bound"] = cs["playout"]["best"] / cs["bound"]["best"]
     return results
 
 
@@ -153,6 +175,13 @@ def table(results: list[dict[str, Any]], games: int, rounds: int) -> str:
         dpg = ", ".join(f"{kind} {c['decisions_per_game']:.1f}"
                         for kind, c in e["contenders"].items() if c["decisions_per_game"])
         lines.append(f"  {e['game']}: {'; '.join(met)} (decisions per game: {dpg})")
+    for e in results:
+        if "bound_vs_optimised" in e:
+            lines.append(
+                f"{e['game']}'s turns by hand over rulekit's State (the most generated code "
+                f"could reach): {e['contenders']['bound']['best']:,.0f} games/s, "
+                f"{e['bound_vs_optimised']:.2f}x the optimised; `State.playout` is "
+                f"{e['playout_vs_bound']:.2f}x of it.")
     return "\n".join(lines)
 
 

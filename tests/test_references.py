@@ -10,6 +10,7 @@ compare against, must give the scores of the plain one.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -24,7 +25,7 @@ import rulekit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # benchmarks/ is not part of the installed package
 
-from benchmarks.reference import domino7, levelx, qwixx, qwixx_fast  # noqa: E402
+from benchmarks.reference import domino7, levelx, qwixx, qwixx_bound, qwixx_fast  # noqa: E402
 from benchmarks.reference.common import ChanceError, IllegalActionError  # noqa: E402
 
 REFERENCES = {"qwixx": qwixx.GAME, "levelx": levelx.GAME, "domino7": domino7.GAME}
@@ -178,6 +179,33 @@ def test_the_optimised_qwixx_ends_with_scores_a_game_can_have():
         assert all(-qwixx.MAX_PENALTIES * qwixx.PENALTY_POINTS <= s <= 4 * 78 for s in scores)
 
 
+class Eager(random.Random):
+    """Mostly the first option, seldom the pass: random Qwixx games end by locks too."""
+
+    def _randbelow(self, n: int) -> int:
+        return 0 if self.random() < 0.8 else super()._randbelow(n)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_qwixx_by_hand_over_the_state_plays_the_games_of_state_playout(yaml_games, players):
+    """The bound of compare.py plays what `State.playout` plays: the same log, sheets,
+    dice, variables, turn and end, from the same seeds."""
+    game = yaml_games["qwixx"]
+    ends = set()
+    for seed, rng in [(s, kind(s)) for s in range(40) for kind in (random.Random, Eager)]:
+        fast, hand = game.new_game(players=players, seed=seed), game.new_game(
+            players=players, seed=seed)
+        fast.playout(copy.deepcopy(rng))
+        qwixx_bound.playout(hand, rng)
+        assert hand.log == fast.log, seed
+        assert (hand.comps, hand.pvars, hand.scores()) == (fast.comps, fast.pvars,
+                                                            fast.scores()), seed
+        assert (hand.turn, hand.round, hand.active) == (fast.turn, fast.round, fast.active)
+        assert hand.is_over and hand.end_reason == fast.end_reason
+        ends.add(hand.end_reason)
+    assert ends == {"locks", "penalties"}
+
+
 # ---- Level X ------------------------------------------------------------------------------
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_levelx_reference_conserves_chips_and_tiles_and_finishes_the_round(players):
@@ -288,12 +316,18 @@ def test_compare_reports_games_per_second_and_ratios_of_every_game(capsys):
         assert all(len(c["rounds"]) == 2 and c["best"] > 0 for c in cs.values())
         assert r["yaml_vs_plain"] == pytest.approx(cs["yaml"]["best"] / cs["plain"]["best"])
     assert "optimised" in report["results"][0]["contenders"]
+    qwixx_report = report["results"][0]
+    assert qwixx_report["playout_vs_bound"] == pytest.approx(
+        qwixx_report["contenders"]["playout"]["best"]
+        / qwixx_report["contenders"]["bound"]["best"])
     compare.main(["--games", "1", "--rounds", "1"])
     text = capsys.readouterr().out
     assert "| Qwixx | 3 |" in text and "Targets:" in text
     # whether each target is met, for the API loop and for State.playout
     assert re.search(r"Qwixx: vs plain: API loop (not )?met, playout (not )?met; "
                      r"vs optimised: API loop (not )?met, playout (not )?met", text)
+    assert re.search(r"Qwixx's turns by hand over rulekit's State .*: [\d,]+ games/s, "
+                     r"\d\.\d\dx the optimised; `State.playout` is \d\.\d\dx of it", text)
 
 
 def test_compare_refuses_zero_games_as_a_usage_error(capsys):
