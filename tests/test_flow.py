@@ -137,20 +137,25 @@ score: "0"
 """
 
 
-def waiting(tmp_path, first="{add: {moves: 1}}", end="turn > 3", trigger="turn > marks",
-            generated=True):
-    """A game whose only decision changes nothing; its turns begin with `first`."""
+def load_as(tmp_path, text, generated):
+    """The game as generated code, or with every part as closures."""
     from rulekit.engine import codegen, flowgen
     from rulekit.expr import pysource
 
-    text = WAITING.replace('"@FIRST@"', first).replace("@END@", end).replace(
-        "turn > marks", trigger)
     old = codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED
     codegen.ENABLED = pysource.FUNCTIONS = flowgen.ENABLED = generated
     try:
         return load(tmp_path, text)
     finally:
         codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED = old
+
+
+def waiting(tmp_path, first="{add: {moves: 1}}", end="turn > 3", trigger="turn > marks",
+            generated=True):
+    """A game whose only decision changes nothing; its turns begin with `first`."""
+    text = WAITING.replace('"@FIRST@"', first).replace("@END@", end).replace(
+        "turn > marks", trigger)
+    return load_as(tmp_path, text, generated)
 
 
 def played(game, players=2, playout=False):
@@ -221,3 +226,37 @@ def test_an_end_that_holds_from_the_start_ends_the_game_before_the_first_turn(
                        trigger="false", generated=generated))
     assert s.is_over and s.end_reason == "long" and s.turn == 1
     assert not any("action" in e for e in s.log)
+
+
+RESETS = """
+name: Resets
+players: {min: 2, max: 2}
+vars:
+  fresh: {per: player, init: true, reset: turn}
+  flags: {init: 0}
+flow:
+  turn:
+    - say: "flags {flags}"
+    - choose:
+        options:
+          - label: wait
+            do: [set: {active.fresh: false}]
+triggers:
+  - for: "p in players"
+    when: "p.fresh"
+    do: [set: {p.fresh: false}, add: {flags: 1}]
+end:
+  when: "flags >= 6"
+score: "0"
+"""
+
+
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "closures"])
+@pytest.mark.parametrize("playout", [False, True], ids=["api", "playout"])
+def test_variables_a_turn_resets_are_checked_as_it_begins(tmp_path, generated, playout):
+    """A turn's reset of `reset: turn` variables is a change the checks see before the
+    turn's first step: the trigger on them fires as each turn begins, and the end it
+    makes comes before the third turn's first step."""
+    s = played(load_as(tmp_path, RESETS, generated), playout=playout)
+    assert [e["say"] for e in s.log if "say" in e] == ["flags 2", "flags 4"]
+    assert s.is_over and s.turn == 3 and s.view()["vars"]["flags"] == 6

@@ -243,11 +243,10 @@ class PlayerBase:
 
 #: names every player has: its own attributes and Python's; no variable or component takes them
 PLAYER_NAMES = frozenset(dir(PlayerBase)) | {"seat", "is_active", "is_start", "st", "vars"}
-#: names expressions know in every game
 #: the part of the game a turn change changes (`turn`, `round`, `active`, `phase`): not a
 #: name a game file can give anything
 TURN = " turn"
-
+#: names expressions know in every game
 GLOBAL_NAMES = frozenset({"players", "active", "turn", "round", "phase", "player_count", "params",
                           "player"})
 
@@ -599,9 +598,10 @@ class GameBuild:
         # variables reset at each turn change without a step: they count as changed
         out["turn_reset_mask"] = self.changes(frozenset(
             name for name, _v in out["turn_resets_player"] + out["turn_resets_game"]))
-        # a turn beginning, where a check reads what it changes: checked before its first
-        # step (0: nothing to check, no check called)
-        out["turn_mask"] = self.changes(frozenset((TURN,))) & check_mask
+        # a turn beginning (and the variables it resets), where a check reads what it
+        # changes: checked before its first step (0: nothing to check, no check called)
+        out["turn_mask"] = (self.changes(frozenset((TURN,))) | out["turn_reset_mask"]
+                            ) & check_mask
         # one phase without an end and nothing reset: the next turn is the next seat's
         out["plain_turns"] = (len(out["phases"]) == 1 and out["phases"][0][2] is None
                               and not out["turn_resets_player"]
