@@ -464,8 +464,8 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
          no_color: bool) -> None:
     """Play a game in the terminal against bots; choices are read from stdin.
 
-    FILE is a game file, or the name of a game shipped with rulekit (its file name
-    without `.yaml`).
+    FILE is a game file, or the name of a game or example shipped with rulekit (its
+    file name without `.yaml`: qwixx, pig).
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
     of input stops the game. A game file with `levels:` is played as a series: each
@@ -475,10 +475,10 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
     from rulekit.spec.params import parse_set_options
 
     paint = Paint(colour_wanted(no_color))
-    file = resolve_game(file)
     if seed is None:
         seed = fresh_seed()
     with _user_errors():
+        file = resolve_game(file)
         game = _load(file, sets, extends_roots)
         overrides = parse_set_options(list(sets)) if sets else {}
         n = _players(game, players)

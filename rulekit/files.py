@@ -26,20 +26,46 @@ def shipped_folder() -> Path | None:
     return None
 
 
-def shipped_games() -> dict[str, Path]:
-    """The shipped games by name (the file name without `.yaml`)."""
+def shipped_games(examples: bool = False) -> dict[str, Path]:
+    """The shipped games by name (the file name without `.yaml`); with `examples`, the
+    example games of `examples/` as well (their names differ from the games')."""
     folder = shipped_folder()
-    return {} if folder is None else {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+    if folder is None:
+        return {}
+    paths = sorted(folder.glob("*.yaml"))
+    if examples:
+        paths += sorted((folder / "examples").glob("*.yaml"))
+    return {p.stem: p for p in paths if not p.stem.endswith(".tests")}
 
 
 def resolve_game(arg: str) -> str:
     """The path a command's game argument means: itself when it names a file (or looks
-    like a path), else the shipped game of that name; a name nothing matches stays as
-    it is, for the usual "no such file" message."""
-    if Path(arg).exists() or "/" in arg or "\\" in arg or arg.endswith(SUFFIXES):
+    like a path), else the shipped game or example of that name. A bare name that is
+    neither is refused with the names there are, so that `rulekit play pgi` says what
+    to type rather than "no such file"."""
+    if Path(arg).exists() or "/" in arg or "\\" in arg or arg.endswith(SUFFIXES) \
+            or arg == "-":
         return arg
-    found = shipped_games().get(arg) or shipped_games().get(arg.lower())
-    return str(found) if found is not None else arg
+    games = shipped_games(examples=True)
+    found = games.get(arg) or games.get(arg.lower())
+    if found is not None:
+        return str(found)
+    raise GameFileError([Diagnostic(arg, 0, 0, "no such file, nor a shipped game of that "
+                                    "name", hint=_names_hint(arg, games))])
+
+
+def _names_hint(arg: str, games: dict[str, Path]) -> str:
+    import difflib
+
+    shipped = shipped_games()
+    main = [n for n in games if n in shipped]
+    others = [n for n in games if n not in shipped]
+    close = difflib.get_close_matches(arg.lower(), list(games), n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    hint += "games: " + ", ".join(main)
+    if others:
+        hint += "; examples: " + ", ".join(others)
+    return hint + "; or give a file's path"
 
 
 def expand(args: tuple[str, ...] | list[str]) -> list[str]:
@@ -53,7 +79,10 @@ def expand(args: tuple[str, ...] | list[str]) -> list[str]:
                            if p.suffix in SUFFIXES and p.is_file())
             out += files or [arg]
         else:
-            out.append(arg if arg == "-" else resolve_game(arg))
+            try:
+                out.append(resolve_game(arg))
+            except GameFileError:  # reported with the other files, as a file not found
+                out.append(arg)
     return out
 
 

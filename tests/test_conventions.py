@@ -113,6 +113,19 @@ def test_a_shipped_game_is_found_by_name_from_anywhere(tmp_path: Path) -> None:
     assert out.startswith("Qwixx, 2 players") and "game over after" in out
 
 
+def test_an_example_is_found_by_name_and_a_wrong_name_is_answered_with_the_names(
+        tmp_path: Path) -> None:
+    proc = child("play", "pig", "--auto", "--seed", "3", cwd=tmp_path)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.startswith("Pig, 2 players") and "game over after" in out
+    proc = child("play", "pgi", cwd=tmp_path)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in err
+    assert "pgi: error: no such file, nor a shipped game of that name" in err
+    assert "did you mean 'pig'?" in err and "qwixx" in err and "connect-four" in err
+
+
 def test_the_built_wheel_ships_the_games_and_finds_them_by_name(tmp_path: Path) -> None:
     """Built as pip builds it, unpacked as pip installs it (a pure-Python wheel), and run
     from a folder far from the repository."""
@@ -133,6 +146,7 @@ def test_the_built_wheel_ships_the_games_and_finds_them_by_name(tmp_path: Path) 
         names = set(z.namelist())
         z.extractall(site)
     assert {f"rulekit/games/{p.name}" for p in GAMES.glob("*.yaml")} <= names
+    assert {f"rulekit/games/examples/{p.name}" for p in GAMES.glob("examples/*.yaml")} <= names
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site)}
@@ -140,6 +154,9 @@ def test_the_built_wheel_ships_the_games_and_finds_them_by_name(tmp_path: Path) 
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert "Level X, 2 players" in out and "game over after" in out
+    proc = child("play", "pig", "--auto", "--seed", "2", cwd=elsewhere, env=env)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out.startswith("Pig, 2 players"), err
     found = subprocess.run([sys.executable, "-c", "import rulekit; print(rulekit.__file__)"],
                            cwd=elsewhere, env=env, capture_output=True, text=True)
     assert found.stdout.startswith(str(site))
