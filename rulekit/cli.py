@@ -465,7 +465,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
     """Play a game in the terminal against bots; choices are read from stdin.
 
     FILE is a game file, or the name of a game or example shipped with rulekit (its
-    file name without `.yaml`: qwixx, pig).
+    file name without `.yaml`).
 
     Type the number of a choice or its label; `?` explains the choices, `quit` or end
     of input stops the game. A game file with `levels:` is played as a series: each

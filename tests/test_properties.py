@@ -214,6 +214,10 @@ def pig_scores(game, view):
     return [1 if w else -1 / (len(banked) - 1) for w in won]
 
 
+def little_pig_scores(game, view):
+    return [v["banked"] for v in view["player_vars"]]
+
+
 def yacht_scores(game, view):
     sheets = [[v for k, v in p.items() if k != "rolls"] for p in view["player_vars"]]
     totals = [sum(v for v in sheet if v > 0) for sheet in sheets]
@@ -239,7 +243,7 @@ def cant_stop_scores(game, view):
 RECOMPUTE = {"qwixx": qwixx_scores, "levelx": levelx_scores, "domino": domino_scores,
              "connect-four": connect_four_scores, "oh-hell": oh_hell_scores,
              "pig": pig_scores, "yacht": yacht_scores, "liars-dice": liars_dice_scores,
-             "cant-stop": cant_stop_scores}
+             "cant-stop": cant_stop_scores, "little-pig": little_pig_scores}
 
 
 def recompute(path, game, view):
