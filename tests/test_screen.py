@@ -1,0 +1,96 @@
+"""The screen a person decides at, as an 80x24 terminal shows it: for every shipped game
+the last 24 lines up to each prompt hold the decision's title and every choice, the
+person's own part of the picture and the latest event."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import rulekit
+from rulekit.cli import main
+from rulekit.replay import read_log
+from rulekit.terminal import choice_keys, describe_entry
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted(p for p in [*ROOT.glob("games/*.yaml"), *ROOT.glob("games/examples/*.yaml")]
+               if not p.name.endswith(".tests.yaml"))
+#: player counts past which a screen of 24 rows is not promised (a crowd at the table)
+MOST = 5
+
+
+def cases() -> list[tuple[Path, int]]:
+    out = []
+    for path in FILES:
+        game = rulekit.load_game(path)
+        for n in sorted({game.min_players, min(game.max_players, MOST)}):
+            out.append((path, n))
+    return out
+
+
+def flat(text: str) -> str:
+    """Text with its spacing folded, so that a wrapped line still reads as one."""
+    return " ".join(text.split())
+
+
+def expected_screens(path: Path, log: Path) -> list[dict]:
+    """At each prompt the person met (a decision of seat 0 with more than one choice),
+    what the screen must hold: the title, the choices as listed, the latest event."""
+    glog = read_log(log)
+    game = rulekit.load_game(path)
+    state = game.new_game(players=glog.players, seed=glog.seed)
+    secret = state.secret_chances()
+    out = []
+    for entry in glog.entries:
+        if "chance" in entry:
+            state.resolve_chance(entry.get("outcome"))
+            continue
+        if entry.get("forced") or "action" not in entry:
+            continue
+        labels = [a.label for a in state.legal_actions()]
+        if state.current_player == 0 and len(labels) > 1:
+            hidden = state.hidden_choices(0)
+            seen = [e for e in state.log[:hidden[0] if hidden else None]
+                    if e.get("to", 0) == 0]
+            latest = describe_entry(seen[-1], lambda s: f"player {s}", secret) if seen else ""
+            out.append({"title": flat(state.decision_title()),
+                        "cells": list(zip(choice_keys(labels), labels)),
+                        "latest": flat(latest)})
+        state.apply(entry["action"])
+    return out
+
+
+@pytest.mark.parametrize("path, players", cases(), ids=lambda v: getattr(v, "stem", str(v)))
+def test_every_prompt_s_screen_at_80x24_holds_the_choices_own_part_and_latest_event(
+        tmp_path: Path, path: Path, players: int) -> None:
+    log = tmp_path / "game.jsonl"
+    result = CliRunner().invoke(
+        main, ["play", str(path), "--players", str(players), "--bots", "random", "--seed", "4",
+               "--log", str(log)], input="#1\n" * 20, env={"COLUMNS": "80", "LINES": "24"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Traceback" not in out
+    # a series of levels: the log holds the level played last
+    start = max([m.start() for m in re.finditer(r"\n=== .*, level \d+ of", out)], default=-1)
+    prompts = [m.start() for m in re.finditer(r"(?m)^> ", out) if m.start() > start]
+    wanted = expected_screens(path, log)
+    # the last prompt may be the one that met the end of input
+    assert prompts and len(prompts) - len(wanted) in (0, 1), (len(prompts), len(wanted))
+    for at, want in zip(prompts, wanted):
+        screen = out[:at + 2].split("\n")[-24:]
+        assert all(len(line) <= 80 for line in screen if not line.startswith("log written")), \
+            "\n".join(screen)
+        text = flat("\n".join(screen))
+        named = re.sub(r"player (\d+) \([^)]*\)", r"player \1", text)  # without the bots' names
+        where = f"\n--- screen ---\n{chr(10).join(screen)}"
+        assert want["title"] in text, want["title"] + where
+        for key, label in want["cells"]:  # under a head shared by a run of labels, the rest
+            head, _, rest = label.partition(": ")
+            assert (flat(f"{key}. {label}") in text
+                    or rest and f"  {head}:" in screen and flat(f"{key}. {rest}") in text), \
+                label + where
+        assert any(re.match(r"player 0 \(you\b", line) for line in screen), where
+        assert want["latest"] in named, want["latest"] + where
