@@ -206,6 +206,8 @@ class Session:
         self.framed = human is not None  # a screen per prompt (not for a replay)
         self.since: list[str] = []  # the events since the person's last decision
         self.heading = ""  # a turn's heading, told with its first event
+        self.heading_of = ""  # whose turn it is
+        self.move_at: dict[int | None, int] = {}  # each seat's last move among the events
         # the intro stays on a terminal's screen until Enter (see `pause`)
         self.pause_first = human is not None
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
@@ -224,6 +226,7 @@ class Session:
                 head = f"turn {st.turn}: {self._name(st.active)}" if st.turn else "setup"
                 if self.framed:
                     self.heading = f"--- {head} ---"
+                    self.heading_of = self._name(st.active) if st.turn else ""
                 else:
                     self._echo("\n" + self.paint(f"--- {head} ---", bold=True))
             if st.is_chance:
@@ -304,14 +307,19 @@ class Session:
             if i == at and mover in delta:
                 line += "  (" + self._delta(delta.pop(mover), new[mover]) + ")"
             lines.append(line)
+        later = []
         for s, d in delta.items():  # effects that resolved now, or that hit other players
             if self.framed and s in told:  # on the screen: with the move told just now
                 lines[told[s]] += "  (" + self._delta(d, new[s]) + ")"
-                continue
-            move = self.moves.get(s)
-            lines.append(f"  {self._name(s)}: {self._delta(d, new[s], move)}")
-        for line in lines:
+            elif self.framed and s in self.move_at and self.move_at[s] < len(self.since):
+                self.since[self.move_at[s]] += "  (" + self._delta(d, new[s]) + ")"
+            else:
+                later.append(f"  {self._name(s)}: {self._delta(d, new[s], self.moves.get(s))}")
+        at_line = {k: seat for seat, k in told.items()}
+        for k, line in enumerate(lines + later):
             self._event(line)
+            if k in at_line and self.framed:  # where the move stands, for points told later
+                self.move_at[at_line[k]] = len(self.since) - 1
         if any(v for p in parts for v in p.values()):  # the scoring at the end: apart
             if not self.framed:
                 self._echo("")
@@ -333,8 +341,10 @@ class Session:
             return
         if self.heading:
             text, self.heading = self.heading, ""
-            head = self.paint(text, bold=True)
             plain = click.unstyle(line)
+            if self.heading_of and plain.startswith(self.heading_of + ":"):
+                text = f"--- turn {self.turn} ---"  # the line names the player itself
+            head = self.paint(text, bold=True)
             if plain.startswith(" ") or len(text) + 1 + len(plain) > width():
                 self.since.append(head)
             else:
@@ -423,6 +433,7 @@ class Session:
                     note = f"  ({why})" if why else ""
                     self._echo(printable(f"  = {label}{note}"))
                 self.since = []
+                self.move_at = {}
                 return label
             self._echo(self.paint(why, fg="yellow"))
 
@@ -754,7 +765,8 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
             echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)
         rng = random.Random(derive_seed(seed, "bots", "play", i))
-        title = f"{game.name}, level {i} of {level.of} ({name})"
+        title = (f"{game.name}, level {i} of {level.of} ({name}), pass with more than "
+                 f"{level.min_score}")
         session = Session(state, who, paint, human, agents, rng, title)
         try:
             finished = run_session(session, log, f"the series stops at level {i},")

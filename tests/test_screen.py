@@ -94,3 +94,66 @@ def test_every_prompt_s_screen_at_80x24_holds_the_choices_own_part_and_latest_ev
                 label + where
         assert any(re.match(r"player 0 \(you\b", line) for line in screen), where
         assert want["latest"] in named, want["latest"] + where
+
+
+def play(*args: str, input: str, lines: int = 24) -> str:
+    result = CliRunner().invoke(main, ["play", *args], input=input,
+                                env={"COLUMNS": "80", "LINES": str(lines)})
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    return result.output
+
+
+LEVELX = str(ROOT / "games" / "levelx.yaml")
+QWIXX = str(ROOT / "games" / "qwixx.yaml")
+CONNECT = str(ROOT / "games" / "examples" / "connect-four.yaml")
+
+
+def test_log_shows_every_event_since_the_last_move_and_then_the_choices_again() -> None:
+    out = play(LEVELX, "--players", "4", "--bots", "random", "--seed", "3",
+               input="a\n" * 3 + "log\n")
+    at = out.index("> log\n")
+    screen = out[:at].split("\n")[-23:]
+    header = next(line for line in screen if line.startswith("since your last move"))
+    hidden = int(re.search(r"\((\d+) earlier not shown; 'log' shows all\)", header)[1])
+    shown = len(screen) - screen.index(header) - 1
+    after = out[at + len("> log\n"):].split("\n")
+    assert after[0] == "since your last move:"
+    events = after[1:after.index(next(x for x in after if x.startswith("dice ")))]
+    assert len(events) >= hidden + 1 and len(events) > shown - 3
+    assert events[-1] in screen  # the latest was on the screen too
+    assert re.search(r"(?m)^  a\. \S", "\n".join(after))  # then the title and the choices
+
+
+def test_a_lone_choice_is_shown_and_taken_without_asking(tmp_path: Path) -> None:
+    log = tmp_path / "q.jsonl"
+    out = play(QWIXX, "--players", "5", "--bots", "random", "--seed", "3", "--log", str(log),
+               input="1\n" * 40, lines=100)  # a tall screen: no event is left out
+    lone = out.count("only choice: pass")
+    assert lone > 0
+    mine = [e for e in read_log(log).entries
+            if e.get("seat") == 0 and "action" in e and not e.get("forced")]
+    assert out.count("\n> ") + lone == len(mine)
+
+
+def test_dice_never_rolled_show_no_face() -> None:
+    state = rulekit.load_game(QWIXX).new_game(players=2, seed=1)
+    assert "dice: white1 -  white2 -  red -  yellow -  green -  blue -" in state.render(0)
+    state.resolve_chance()
+    assert re.search(r"dice: white1 \d  white2 \d  red \d", state.render(0))
+
+
+def test_a_terminal_pauses_before_the_first_screen_and_between_levels(monkeypatch) -> None:
+    from rulekit import terminal
+
+    # Connect Four: four pieces in column 0 win level 1 against random play (this seed)
+    piped = play(CONNECT, "--seed", "4", input="#1\n" * 5)
+    assert "press Enter" not in piped and "level 1 (Novice) passed" in piped
+    monkeypatch.setattr(terminal, "is_tty", lambda stream: True)
+    out = play(CONNECT, "--seed", "4", input="\n" + "#1\n" * 4 + "\n#1\n")
+    assert out.count("(press Enter to start)") == 2
+    first, second = [m.start() for m in re.finditer(r"\(press Enter to start\)", out)]
+    assert first < out.index("\n== Connect Four, level 1 of 2")
+    # the level's end, its verdict and the next level's banner stay up until Enter
+    assert (out.index("level 1 (Novice) passed") < out.index("=== Connect Four, level 2 of 2")
+            < second < out.index("\n== Connect Four, level 2 of 2"))
