@@ -206,7 +206,6 @@ class Session:
         self.framed = human is not None  # a screen per prompt (not for a replay)
         self.since: list[str] = []  # the events since the person's last decision
         self.heading = ""  # a turn's heading, told with its first event
-        self.heading_of = ""  # whose turn it is
         self.move_at: dict[int | None, int] = {}  # each seat's last move among the events
         # the intro stays on a terminal's screen until Enter (see `pause`)
         self.pause_first = human is not None
@@ -226,7 +225,6 @@ class Session:
                 head = f"turn {st.turn}: {self._name(st.active)}" if st.turn else "setup"
                 if self.framed:
                     self.heading = f"--- {head} ---"
-                    self.heading_of = self._name(st.active) if st.turn else ""
                 else:
                     self._echo("\n" + self.paint(f"--- {head} ---", bold=True))
             if st.is_chance:
@@ -342,8 +340,6 @@ class Session:
         if self.heading:
             text, self.heading = self.heading, ""
             plain = click.unstyle(line)
-            if self.heading_of and plain.startswith(self.heading_of + ":"):
-                text = f"--- turn {self.turn} ---"  # the line names the player itself
             head = self.paint(text, bold=True)
             if plain.startswith(" ") or len(text) + 1 + len(plain) > width():
                 self.since.append(head)
@@ -471,7 +467,7 @@ class Session:
             picture = fit(compact_picture(raw, self.viewer, cut=True)).split("\n")
         if len(heading) + len(picture) + need > h:
             heading = []
-        cut = max(0, len(picture) + need - h + (1 if heading else 0))
+        cut = max(0, len(heading) + len(picture) + need - h)
         if cut:
             cut += 1  # the line that says so
             picture = [f"({cut} lines of the picture above; 'show' draws it all)"] \
