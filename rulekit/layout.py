@@ -140,3 +140,35 @@ def columns(cells: list[str], gap: int = 3, indent: int = 2) -> list[list[str]]:
         row = [(cols[c][r], widths[c]) for c in range(n) if r < len(cols[c])]
         out.append([cell.ljust(w + gap) for cell, w in row[:-1]] + [row[-1][0]])
     return out
+
+
+def shortened(lines: list[str], viewer: int, excess: int) -> list[str]:
+    """A picture `excess` lines shorter, for a screen too short for it, the viewer's own
+    block kept whole: the other players' lines give way first (a line says how many),
+    then the top of the shared parts (a line says so); `show` draws it all."""
+    if excess <= 0:
+        return lines
+    own = [i for i, line in enumerate(lines) if _PLAYER.match(line)
+           and int(_PLAYER.match(line)[1]) == viewer]
+    start = own[0] if own else len(lines)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith(" "):
+        end += 1
+    others = [i for i in range(len(lines)) if not start <= i < end
+              and i >= min([k for k, line in enumerate(lines) if _PLAYER.match(line)],
+                           default=len(lines))]
+    out = list(lines)
+    if others:  # the others' lines, from the last, and a line in their place
+        drop = others[-min(len(others), excess + 1):]
+        players = sum(1 for i in drop if _PLAYER.match(lines[i]))
+        keep = [line for i, line in enumerate(lines) if i not in set(drop)]
+        note = f"({players} other player{'s' if players != 1 else ''} not shown; 'show' " \
+               "draws them)"
+        at = min(drop)
+        at = sum(1 for i in range(at) if i not in set(drop))
+        out = keep[:at] + [note] + keep[at:]
+        excess -= len(drop) - 1
+    if excess > 0:  # then the top of the shared parts
+        cut = excess + 1
+        out = [f"({cut} lines of the picture above; 'show' draws it all)"] + out[cut:]
+    return out

@@ -28,6 +28,7 @@ from rulekit.layout import (
     height,
     letters,
     rows,
+    shortened,
     width,
     wrap,
 )
@@ -451,9 +452,9 @@ class Session:
 
         What gives way when they do not fit, in turn: the earlier events (a line says how
         many, and that `log` shows them), the other players' lines (one row each, short
-        ones side by side), the picture's heading, and at last the top of the picture
-        (a line says so; `show` draws it all). The latest event and the person's own
-        part are always there."""
+        ones side by side), the picture's heading, then the other players' lines and at
+        last the top of the picture (a line says so; `show` draws it all). The latest
+        event and the person's own part are always there."""
         st = self.state
         w, h = width(), height()
         heading = wrap(f"== {self.title}, turn {st.turn} ==", later="   ").split("\n")
@@ -467,11 +468,7 @@ class Session:
             picture = fit(compact_picture(raw, self.viewer, cut=True)).split("\n")
         if len(heading) + len(picture) + need > h:
             heading = []
-        cut = max(0, len(heading) + len(picture) + need - h)
-        if cut:
-            cut += 1  # the line that says so
-            picture = [f"({cut} lines of the picture above; 'show' draws it all)"] \
-                + picture[cut:]
+        picture = shortened(picture, self.viewer, len(heading) + len(picture) + need - h)
         room = h - len(heading) - len(picture) - len(head) - choices - 1
         shown: list[str] = []
         used = 1

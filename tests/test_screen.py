@@ -18,8 +18,9 @@ from rulekit.terminal import choice_keys, describe_entry
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for p in [*ROOT.glob("games/*.yaml"), *ROOT.glob("games/examples/*.yaml")]
                if not p.name.endswith(".tests.yaml"))
-#: player counts past which a screen of 24 rows is not promised (a crowd at the table)
-MOST = 5
+#: the most players tried: every game at its fewest and its most, up to ten (Pig's and
+#: Yacht's ten, where the others' lines give way to the choices)
+MOST = 10
 
 
 def cases() -> list[tuple[Path, int]]:
