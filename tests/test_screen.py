@@ -57,7 +57,9 @@ def expected_screens(path: Path, log: Path) -> list[dict]:
             seen = [e for e in state.log[:hidden[0] if hidden else None]
                     if e.get("to", 0) == 0]
             latest = describe_entry(seen[-1], lambda s: f"player {s}", secret) if seen else ""
-            out.append({"title": flat(state.decision_title()),
+            picture = state.render(0, compact=True)
+            own = re.search(r"^player 0 \(you\b.*(?:\n  .*)*", picture, re.M)[0]
+            out.append({"own": flat(own), "title": flat(state.decision_title()),
                         "cells": list(zip(choice_keys(labels), labels)),
                         "latest": flat(latest)})
         state.apply(entry["action"])
@@ -93,7 +95,7 @@ def test_every_prompt_s_screen_at_80x24_holds_the_choices_own_part_and_latest_ev
             assert (flat(f"{key}. {label}") in text
                     or rest and f"  {head}:" in screen and flat(f"{key}. {rest}") in text), \
                 label + where
-        assert any(re.match(r"player 0 \(you\b", line) for line in screen), where
+        assert want["own"] in text, want["own"] + where  # your own part, whole
         assert want["latest"] in named, want["latest"] + where
 
 
