@@ -45,18 +45,24 @@ def fit(text: str) -> str:
     return "\n".join(out)
 
 
-def compact_picture(text: str, viewer: int) -> str:
+def compact_picture(text: str, viewer: int, cut: bool = False) -> str:
     """The picture with every other player's block as one line (wrapped): the header and
     the block's one-line items, without the parts drawn over several lines (a sheet);
     the shared parts and the viewer's own block stay whole. A file's `display.summary`
-    makes that line itself (`render(seat, compact=True)`); this is the fallback."""
+    makes that line itself (`render(seat, compact=True)`); this is the fallback.
+
+    `cut`: for a screen that is short of rows, each other player in one row at most (cut
+    with `...`, `show` draws them whole), and short ones side by side."""
     out: list[str] = []
+    others: list[str] = []
     lines = text.split("\n")
     i = 0
     while i < len(lines):
         line = lines[i]
         m = _PLAYER.match(line)
         if not m or int(m[1]) == viewer:
+            out += _packed(others) if cut else others
+            others = []
             out.append(line)
             i += 1
             continue
@@ -65,13 +71,14 @@ def compact_picture(text: str, viewer: int) -> str:
         while i < len(lines) and lines[i].startswith(" "):
             block.append(lines[i])
             i += 1
-        out.append(_one_line(block))
+        others.append(_one_line(block, cut))
+    out += _packed(others) if cut else others
     return "\n".join(out)
 
 
-def _one_line(block: list[str]) -> str:
+def _one_line(block: list[str], cut: bool = False) -> str:
     """A player's block as one line: the items at the first indent that have nothing
-    drawn under them."""
+    drawn under them (`cut`: one row at most)."""
     items = []
     for k, line in enumerate(block[1:], 1):
         depth = len(line) - len(line.lstrip())
@@ -79,21 +86,89 @@ def _one_line(block: list[str]) -> str:
         has_more = len(below) - len(below.lstrip()) > depth
         if depth == 2 and not has_more and not line.rstrip().endswith(":"):
             items.append(line.strip())
-    return textwrap.fill(" | ".join([block[0]] + items), width(), subsequent_indent="    ")
+    text = " | ".join([block[0].rstrip()] + items)
+    if cut:
+        return cut_line(text, width())
+    return textwrap.fill(text, width(), subsequent_indent="    ")
 
 
-def columns(cells: list[str], gap: int = 3) -> list[list[str]]:
+def cut_line(text: str, w: int) -> str:
+    """A line within `w` characters: cut, with `...` saying that more was there."""
+    return text if len(text) <= w else text[:w - 3].rstrip() + "..."
+
+
+def _packed(lines: list[str], gap: int = 3) -> list[str]:
+    """One-row lines two (or more) to a row, in columns, when they are short enough."""
+    if len(lines) < 2:
+        return lines
+    return ["".join(row).rstrip() for row in columns(lines, gap, indent=0)]
+
+
+def rows(line: str, w: int | None = None) -> int:
+    """The rows a line of plain text takes on the screen (a longer one wraps)."""
+    w = w or width()
+    return max(1, -(-len(line) // w))
+
+
+def letters(k: int) -> str:
+    """The k-th letter name (1: a, 26: z, 27: aa): what a choice is typed by when its
+    label could read as a number."""
+    name = ""
+    while k > 0:
+        k, r = divmod(k - 1, 26)
+        name = chr(ord("a") + r) + name
+    return name
+
+
+def columns(cells: list[str], gap: int = 3, indent: int = 2) -> list[list[str]]:
     """Cells (the numbered choices) in as many columns as the width holds, read down each
-    column; each row a list of its cells, padded but the last. One column when a cell is
+    column; each row a list of its cells, padded but the last. Each column is as wide as
+    its own widest cell, so that short choices take few rows; one column when a cell is
     too wide for two."""
     if not cells:
         return []
-    cell = max(len(c) for c in cells) + gap
-    n = max(1, min(len(cells), (width() - 2 + gap) // cell))
-    rows = -(-len(cells) // n)
-    n = -(-len(cells) // rows)  # no empty column at the right
+    room = width() - indent
+    for n in range(len(cells), 0, -1):
+        nrows = -(-len(cells) // n)
+        n = -(-len(cells) // nrows)  # no empty column at the right
+        cols = [cells[c * nrows:(c + 1) * nrows] for c in range(n)]
+        widths = [max(len(x) for x in col) for col in cols]
+        if sum(widths) + gap * (n - 1) <= room or n == 1:
+            break
     out = []
-    for r in range(rows):
-        row = [cells[c * rows + r] for c in range(n) if c * rows + r < len(cells)]
-        out.append([c.ljust(cell) for c in row[:-1]] + row[-1:])
+    for r in range(nrows):
+        row = [(cols[c][r], widths[c]) for c in range(n) if r < len(cols[c])]
+        out.append([cell.ljust(w + gap) for cell, w in row[:-1]] + [row[-1][0]])
+    return out
+
+
+def shortened(lines: list[str], viewer: int, excess: int) -> list[str]:
+    """A picture `excess` lines shorter, for a screen too short for it, the viewer's own
+    block kept whole: the other players' lines give way first (a line says how many),
+    then the top of the shared parts (a line says so); `show` draws it all."""
+    if excess <= 0:
+        return lines
+    own = [i for i, line in enumerate(lines) if _PLAYER.match(line)
+           and int(_PLAYER.match(line)[1]) == viewer]
+    start = own[0] if own else len(lines)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith(" "):
+        end += 1
+    others = [i for i in range(len(lines)) if not start <= i < end
+              and i >= min([k for k, line in enumerate(lines) if _PLAYER.match(line)],
+                           default=len(lines))]
+    out = list(lines)
+    if others:  # the others' lines, from the last, and a line in their place
+        drop = others[-min(len(others), excess + 1):]
+        players = sum(1 for i in drop if _PLAYER.match(lines[i]))
+        keep = [line for i, line in enumerate(lines) if i not in set(drop)]
+        note = f"({players} other player{'s' if players != 1 else ''} not shown; 'show' " \
+               "draws them)"
+        at = min(drop)
+        at = sum(1 for i in range(at) if i not in set(drop))
+        out = keep[:at] + [note] + keep[at:]
+        excess -= len(drop) - 1
+    if excess > 0:  # then the top of the shared parts
+        cut = excess + 1
+        out = [f"({cut} lines of the picture above; 'show' draws it all)"] + out[cut:]
     return out

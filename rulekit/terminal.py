@@ -20,7 +20,18 @@ import click
 
 from rulekit.agents import Agent, make_agent
 from rulekit.errors import RulekitError
-from rulekit.layout import columns, compact_picture, fit, height, wrap
+from rulekit.layout import (
+    columns,
+    compact_picture,
+    cut_line,
+    fit,
+    height,
+    letters,
+    rows,
+    shortened,
+    width,
+    wrap,
+)
 from rulekit.text import printable
 
 #: seconds a bot may think before a person playing is told that it is thinking
@@ -143,8 +154,9 @@ def echo_description(game: Any, human: int | None) -> None:
     if text:
         click.echo(wrap(printable(text)))
     if human is not None:
-        click.echo(wrap("Type the number of a choice or its label; '?' explains the choices, "
-                        "'show' shows every player in full, 'quit' stops."))
+        click.echo(wrap("Type the number (or letter) of a choice or its label; '?' explains "
+                        "the choices, 'log' shows what happened, 'show' shows every player in "
+                        "full, 'quit' stops."))
 
 
 def seat_agents(n: int, human: int | None, bots: Sequence[str],
@@ -164,8 +176,14 @@ class Session:
 
     Bots and chance move by themselves, and each move is shown with the score it made;
     a person is asked through stdin. `decide` and `chance`, when given, replace both
-    (a replay feeds the logged steps). The picture is shown before each of the
-    person's decisions, or after every turn when nobody plays in person.
+    (a replay feeds the logged steps).
+
+    While a person plays, each prompt is one screen, read top-down: the picture (the
+    others a line each), what happened since the person's last decision (the latest
+    events when not all fit; `log` shows them all), then the decision's title, the
+    choices and the prompt; all within LINES x COLUMNS, so that nothing the person needs
+    has scrolled away when they decide. When nobody plays in person, events are printed
+    as they happen and the picture after every turn.
     """
 
     def __init__(self, state: Any, who: dict[int, str], paint: Paint, human: int | None = None,
@@ -186,11 +204,18 @@ class Session:
         self.lines = 0  # printed since the picture
         self.turn: int | None = None
         self.moves: dict[int | None, str] = {}  # each seat's last move this turn
+        self.framed = human is not None  # a screen per prompt (not for a replay)
+        self.since: list[str] = []  # the events since the person's last decision
+        self.heading = ""  # a turn's heading, told with its first event
+        self.move_at: dict[int | None, int] = {}  # each seat's last move among the events
+        # the intro stays on a terminal's screen until Enter (see `pause`)
+        self.pause_first = human is not None
         # outcomes of secret chance steps (a deal into hidden hands) are never shown
         self.secret = state.secret_chances()
 
     def run(self, decide: Any = None, chance: Any = None) -> None:
         st = self.state
+        self.framed = self.human is not None and decide is None
         self._report(None)
         while not st.is_over:
             if st.turn != self.turn:
@@ -199,7 +224,10 @@ class Session:
                 self.turn = st.turn
                 self.moves = {}
                 head = f"turn {st.turn}: {self._name(st.active)}" if st.turn else "setup"
-                self._echo("\n" + self.paint(f"--- {head} ---", bold=True))
+                if self.framed:
+                    self.heading = f"--- {head} ---"
+                else:
+                    self._echo("\n" + self.paint(f"--- {head} ---", bold=True))
             if st.is_chance:
                 if chance is not None:
                     chance(st)
@@ -216,6 +244,12 @@ class Session:
                 label = self._bot_choice(seat)
             st.apply(label)
             self._report(seat)
+        if self.framed and self.since:  # the last moves and the end: all of them, in order
+            self._echo("")
+            self._echo(self.paint("since your last move:", bold=True))
+            for line in self.since:
+                self._echo(line)
+            self.since = []
 
     def _bot_choice(self, seat: int) -> str:
         """The bot's move; a person waiting for it is told when it takes more than a moment."""
@@ -260,32 +294,65 @@ class Session:
         # (others' choices told with it were held back until a window resolved)
         own = [i for i, e in enumerate(entries) if "action" in e and e.get("seat") == mover]
         at = own[-1] if own and mover is not None else None
+        lines: list[str] = []
+        told: dict[int | None, int] = {}  # each seat's last move told now: where its line is
         for i, entry in enumerate(entries):
             if entry.get("to", self.viewer) != self.viewer and self.viewer is not None:
                 continue  # a private line to another seat
             line = self._describe(entry)
             if "action" in entry:
                 self.moves[entry.get("seat")] = printable(str(entry["action"]))
+                told[entry.get("seat")] = len(lines)
             if i == at and mover in delta:
                 line += "  (" + self._delta(delta.pop(mover), new[mover]) + ")"
-            self._echo(line)
+            lines.append(line)
+        later = []
         for s, d in delta.items():  # effects that resolved now, or that hit other players
-            move = self.moves.get(s)
-            self._echo(f"  {self._name(s)}: {self._delta(d, new[s], move)}")
+            if self.framed and s in told:  # on the screen: with the move told just now
+                lines[told[s]] += "  (" + self._delta(d, new[s]) + ")"
+            elif self.framed and s in self.move_at and self.move_at[s] < len(self.since):
+                self.since[self.move_at[s]] += "  (" + self._delta(d, new[s]) + ")"
+            else:
+                later.append(f"  {self._name(s)}: {self._delta(d, new[s], self.moves.get(s))}")
+        at_line = {k: seat for seat, k in told.items()}
+        for k, line in enumerate(lines + later):
+            self._event(line)
+            if k in at_line and self.framed:  # where the move stands, for points told later
+                self.move_at[at_line[k]] = len(self.since) - 1
         if any(v for p in parts for v in p.values()):  # the scoring at the end: apart
-            self._echo("\n" + self.paint("--- scoring at the end of the game ---", bold=True))
+            if not self.framed:
+                self._echo("")
+            self._event(self.paint("--- scoring at the end of the game ---", bold=True))
             for s, d in enumerate(end):
-                made = [f"{v:+d} {name}" for name, v in parts[s].items() if v]
+                made = [f"{signed(v)} {name}" for name, v in parts[s].items() if v]
                 if made:
-                    total = f" (in all {d:+d})" if len(made) > 1 else ""
-                    text = f"{self._name(s)}: {', '.join(made)}{total}, score {new[s] + d}"
+                    total = f" (in all {signed(d)})" if len(made) > 1 else ""
+                    text = (f"{self._name(s)}: {', '.join(made)}{total}, "
+                            f"score {number(new[s] + d)}")
                     for line in wrap(text, "  ", "    ").split("\n"):
-                        self._echo(self.paint(line, fg="green" if d > 0 else "red"))
+                        self._event(self.paint(line, fg="green" if d > 0 else "red"))
+
+    def _event(self, line: str) -> None:
+        """An event: printed now, or kept for the person's next screen (a turn's heading
+        on the line of its first event when both fit the width)."""
+        if not self.framed:
+            self._echo(line)
+            return
+        if self.heading:
+            text, self.heading = self.heading, ""
+            plain = click.unstyle(line)
+            head = self.paint(text, bold=True)
+            if plain.startswith(" ") or len(text) + 1 + len(plain) > width():
+                self.since.append(head)
+            else:
+                line = head + " " + line
+        self.since.append(line)
 
     def _delta(self, d: int, now: int, move: str | None = None) -> str:
         """A score change, with the move that made it when that is not on the same line."""
         made = f" for {move}" if move is not None else ""
-        return self.paint(f"{d:+d}{made}, score {now}", fg="green" if d > 0 else "red")
+        return self.paint(f"{signed(d)}{made}, score {number(now)}",
+                          fg="green" if d > 0 else "red")
 
     def _describe(self, entry: dict) -> str:
         line = describe_entry(entry, self._name, self.secret, observer=self.viewer is None)
@@ -319,23 +386,19 @@ class Session:
 
     # ---- the person's choice -------------------------------------------------------------
     def _ask(self, seat: int) -> str:
-        """The label the person picks; asks again, saying why, until it is a legal one."""
+        """The label the person picks; asks again, saying why, until it is a legal one.
+
+        A lone choice is not asked: it is shown among the events and taken."""
         st = self.state
         labels = [a.label for a in st.legal_actions()]
-        title = " ".join(st.decision_title().split())
-        head = wrap(title).split("\n") if title else []
-        # the picture again if what was printed since would push its top off the screen;
-        # below it a blank line, the title, the choices and the prompt
-        below = 1 + max(len(head), 1) + len(columns(self._cells(labels))) + 1
-        self.show_picture(again=self.picture.count("\n") + 2 + self.lines + below > height())
-        if self.picture.count("\n") + 2 + self.lines + below <= height():
-            self._echo("")  # the blank line only where the screen has room for it
-        if title:  # what the decision is, right above the choices
-            for line in head:
-                self._echo(self.paint(line, fg="cyan", bold=True))
-        else:
-            self._echo(self.paint(f"{self._name(seat)}, your choice ('?' explains):", bold=True))
-        self._list(labels)
+        if len(labels) == 1 and self.framed:
+            self._event(self.paint(f"only choice: {printable(labels[0])}", fg="cyan"))
+            return labels[0]
+        if self.pause_first:
+            self.pause_first = False
+            pause("press Enter to start")
+        self._screen(seat, labels)
+        lettered = use_letters(labels)
         while True:
             self._echo("> ", nl=False)
             line = sys.stdin.readline()
@@ -347,42 +410,208 @@ class Session:
             if not text:
                 continue
             if text.lower() in ("?", "help") and text not in labels:
-                self._help(labels)
+                self._help(seat, labels)
                 continue
             if text.lower() == "show" and text not in labels:
                 self.show_picture(full=True)
-                self._list(labels)
+                self._choices(seat, labels)
+                continue
+            if text.lower() == "log" and text not in labels:
+                self._echo(self.paint("since your last move:", bold=True))
+                for event in self.since or ["nothing"]:
+                    self._echo(event)
+                self._choices(seat, labels)
                 continue
             if text.lower() in ("quit", "exit") and text not in labels:
                 raise EndOfInput("quit")
-            label, why = match_label(text, labels)
+            label, why = match_label(text, labels, lettered)
             if label is not None:
                 if label != text:
                     note = f"  ({why})" if why else ""
                     self._echo(printable(f"  = {label}{note}"))
+                self.since = []
+                self.move_at = {}
                 return label
             self._echo(self.paint(why, fg="yellow"))
 
+    def _head(self, seat: int) -> list[str]:
+        """The decision's title (wrapped), or a line that says whose choice it is."""
+        title = " ".join(self.state.decision_title().split())
+        return (wrap(printable(title)).split("\n") if title
+                else [f"{self._name(seat)}, your choice ('?' explains):"])
+
+    def _choices(self, seat: int, labels: list[str]) -> None:
+        """The decision's title and the choices."""
+        for line in self._head(seat):
+            self._echo(self.paint(line, fg="cyan", bold=True))
+        self._list(labels)
+
+    def _screen(self, seat: int, labels: list[str]) -> None:
+        """One screen for the prompt: the picture, the events since the person's last
+        decision, the title and the choices, fitted to LINES x COLUMNS.
+
+        What gives way when they do not fit, in turn: the earlier events (a line says how
+        many, and that `log` shows them), the other players' lines (one row each, short
+        ones side by side), the picture's heading, then the other players' lines and at
+        last the top of the picture (a line says so; `show` draws it all). The latest
+        event and the person's own part are always there."""
+        st = self.state
+        w, h = width(), height()
+        heading = wrap(f"== {self.title}, turn {st.turn} ==", later="   ").split("\n")
+        head = self._head(seat)
+        choices = len(choice_rows(labels))
+        events = [self._fitted(e, w) for e in self.since]
+        need = len(head) + choices + 1 + (1 + rows_of(events[-1], w) if events else 0)
+        raw = st.render(self.viewer, compact=True)
+        picture = fit(compact_picture(raw, self.viewer)).split("\n")
+        if len(heading) + len(picture) + need > h:
+            picture = fit(compact_picture(raw, self.viewer, cut=True)).split("\n")
+        if len(heading) + len(picture) + need > h:
+            heading = []
+        picture = shortened(picture, self.viewer, len(heading) + len(picture) + need - h)
+        room = h - len(heading) - len(picture) - len(head) - choices - 1
+        shown: list[str] = []
+        used = 1
+        for event in reversed(events):
+            if used + rows_of(event, w) > room:
+                break
+            shown.insert(0, event)
+            used += rows_of(event, w)
+        hidden = len(events) - len(shown)
+        spare = room - used if events else room
+        if heading and spare >= 2:  # a blank line between the last screen and this one
+            self._echo("")
+            spare -= 1
+        for line in heading:
+            self._echo(self.paint(line, fg="cyan", bold=True))
+        self.picture = "\n".join(picture)
+        for line in picture:
+            line = printable(line)
+            self._echo(self.paint(line, bold=True) if line.startswith("player ")
+                       else self.paint.tint(line))
+        if events:
+            more = (f" ({hidden} earlier not shown; 'log' shows all)" if hidden else "")
+            self._echo(self.paint(cut_line("since your last move" + more + ":", w), bold=True))
+            for event in shown:
+                self._echo(event)
+        if spare >= 1:
+            self._echo("")  # a blank line above the title where the screen has room
+        self._choices(seat, labels)
+
+    @staticmethod
+    def _fitted(event: str, w: int) -> str:
+        """An event within the width: a longer one wrapped (plain, its colours dropped)."""
+        plain = click.unstyle(event)
+        return event if len(plain) <= w else wrap(plain, later="    ")
+
     def _list(self, labels: list[str]) -> None:
-        """The choices, numbered, in as many columns as fit (colour added after the layout)."""
-        for row in columns(self._cells(labels)):
+        """The choices, numbered (or lettered), in as many columns as fit (colour added
+        after the layout); a run of labels that share a head (`Reroll dice: `) under
+        that head, each listed by the rest."""
+        for row in choice_rows(labels):
+            if isinstance(row, str):
+                self._echo("  " + self.paint(row, bold=True))
+                continue
             self._echo("  " + "".join(self.paint(c[:c.index(".") + 1], fg="cyan")
                                       + self.paint.tint(c[c.index(".") + 1:]) for c in row))
 
     @staticmethod
     def _cells(labels: list[str]) -> list[str]:
-        return [f"{i:>2}. {printable(label)}" for i, label in enumerate(labels, 1)]
+        return [f"{key}. {printable(label)}" for key, label in zip(choice_keys(labels), labels)]
 
-    def _help(self, labels: list[str]) -> None:
+    def _help(self, seat: int, labels: list[str]) -> None:
         text = self.state.decision_help()
         if text:
             self._echo(wrap(printable(" ".join(text.split()))))
+        if use_letters(labels):
+            how = (f"Type a letter from a to {letters(len(labels))} or a label as listed. "
+                   "The choices have letters because a label is (or starts with) a number: "
+                   "a number typed is always a label, never a place in the list.")
+        else:
+            how = f"Type a number from 1 to {len(labels)} or a label as listed."
         self._echo(wrap(
-            f"Type a number from 1 to {len(labels)} or a label as listed (in any case and "
-            "spacing; the first words of a label do when they fit one choice only). A number "
-            "is the choice listed with it; '=TEXT' is the label TEXT; 'show' shows every "
-            "player's part in full; 'quit' stops the game."))
-        self._list(labels)
+            how + " Labels match in any case and spacing; the first words of a label do "
+            "when they fit one choice only; '=TEXT' is the label TEXT. 'log' shows every "
+            "event since your last move; 'show' shows every player's part in full; 'quit' "
+            "stops the game."))
+        self._choices(seat, labels)
+
+
+def choice_keys(labels: list[str]) -> list[str]:
+    """What each choice is typed by: its letter when the labels could read as numbers,
+    else its number (right-aligned)."""
+    if use_letters(labels):
+        return [letters(i) for i in range(1, len(labels) + 1)]
+    return [f"{i:>2}" for i in range(1, len(labels) + 1)]
+
+
+#: this many labels in a row sharing a head (`Reroll dice: `) are listed under it
+GROUP = 4
+
+
+def choice_rows(labels: list[str]) -> list[str | list[str]]:
+    """The list of choices as rows of cells in columns (each row a list), and a head
+    (a string) above each run of at least GROUP labels that begin the same up to `: `,
+    listed by the rest of their labels, so that many long ones take few rows."""
+    keys = choice_keys(labels)
+    runs: list[tuple[str | None, list[str]]] = []
+    for key, label in zip(keys, labels):
+        label = printable(label)
+        at = label.find(": ")
+        head = label[:at + 1] if at > 0 and label[at + 2:] else None
+        if runs and runs[-1][0] == head:
+            runs[-1][1].append(f"{key}. {label}")
+        else:
+            runs.append((head, [f"{key}. {label}"]))
+    out: list[str | list[str]] = []
+    loose: list[str] = []
+    for head, cells in runs:
+        if head is None or len(cells) < GROUP:
+            loose += cells
+            continue
+        out += columns(loose)
+        loose = []
+        out.append(head)
+        cut = len(head) + 1
+        out += columns([c[:c.index(". ") + 2] + c[c.index(". ") + 2 + cut:] for c in cells])
+    return out + columns(loose)
+
+
+def number(x: float) -> str:
+    """A score as text: a whole number without a fraction (a game's score may be a
+    fraction, such as a share of a win)."""
+    return str(int(x)) if float(x).is_integer() else f"{x:.3g}"
+
+
+def signed(x: float) -> str:
+    """A score change as text, with its sign."""
+    return ("+" if x >= 0 else "-") + number(abs(x))
+
+
+def rows_of(line: str, w: int) -> int:
+    """The rows a printed line takes (its colours not counted)."""
+    return sum(rows(part, w) for part in click.unstyle(line).split("\n"))
+
+
+def use_letters(labels: list[str]) -> bool:
+    """Whether the choices are listed by letter: when a label is, or starts with, a
+    number, a typed number could mean that label or a place in the list; with letters
+    for places, a number is only ever a label."""
+    return any(label[:1].isdigit() for label in labels)
+
+
+def pause(text: str) -> None:
+    """Wait for Enter, so that what was just printed stays on the screen until the
+    person has read it (the end of a level, the start of a game).
+
+    Only when stdin is a terminal: piped input holds the choices made in
+    advance and nobody reads the screen meanwhile, so a pipe sends no extra lines and a
+    transcript reads the same; end of input still stops the game."""
+    if not is_tty(sys.stdin):
+        return
+    click.echo(f"({text}) ", nl=False)
+    if not sys.stdin.readline():
+        raise EndOfInput
 
 
 def describe_entry(entry: dict, name: Any, secret: frozenset[str],
@@ -412,15 +641,21 @@ def describe_entry(entry: dict, name: Any, secret: frozenset[str],
     return json.dumps(entry)
 
 
-def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
+def match_label(text: str, labels: list[str],
+                lettered: bool | None = None) -> tuple[str | None, str]:
     """The label a person means by `text`, and a note; or None and why it is not a choice.
 
-    A number from the list is that choice, even where a label is that number too (then the
-    note says how to pick the label: `=TEXT`); labels match without regard to spacing or
-    case (`5+5+6` is `5 + 5 + 6`), or by their first words when those fit one choice only.
+    What is listed in front of a choice picks it: its number, or its letter when the
+    choices are lettered (`use_letters`: a label is or starts with a number), and then a
+    typed number is only ever a label. `#K` is the K-th choice and `=TEXT` the label
+    TEXT either way; labels match without regard to spacing or case (`5+5+6` is
+    `5 + 5 + 6`), or by their first words when those fit one choice only.
     """
     n = len(labels)
-    how = f"Type a number from 1 to {n} or a label as listed; '?' explains."
+    if lettered is None:
+        lettered = use_letters(labels)
+    how = (f"Type a letter from a to {letters(n)} or a label as listed; '?' explains."
+           if lettered else f"Type a number from 1 to {n} or a label as listed; '?' explains.")
     if text.startswith("#") and text[1:].isdigit():
         k = int(text[1:])
         return (labels[k - 1], "") if 1 <= k <= n else (None, f"{k} is not a legal choice. {how}")
@@ -431,13 +666,12 @@ def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
                 else (None, f"{text[1:].strip()!r} is not a legal choice. {how}"))
     folded = [label for label in labels if _fold(label) == _fold(text)]
     by_label = text if text in labels else (folded[0] if len(folded) == 1 else None)
-    if text.isdigit() and 1 <= int(text) <= n:
-        k = int(text)
-        note = ""
-        if by_label is not None and by_label != labels[k - 1]:
-            note = (f"choice {k}; the label '{by_label}' is choice "
-                    f"{labels.index(by_label) + 1} (or type ={by_label})")
-        return labels[k - 1], note
+    if lettered:
+        by_letter = {letters(k): label for k, label in enumerate(labels, 1)}
+        if text.lower() in by_letter:
+            return by_letter[text.lower()], ""
+    elif text.isdigit() and 1 <= int(text) <= n:
+        return labels[int(text) - 1], ""
     if by_label is not None:
         return by_label, ""
     if text.isdigit():
@@ -448,7 +682,7 @@ def match_label(text: str, labels: list[str]) -> tuple[str | None, str]:
         return starts[0], ""
     if starts:
         return None, (f"'{text}' fits {len(starts)} choices: {', '.join(starts)}. Type the whole "
-                      "label or its number.")
+                      "label or its " + ("letter." if lettered else "number."))
     close = difflib.get_close_matches(text, labels, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     return None, f"{text!r} is not a legal choice now.{hint} {how}"
@@ -524,7 +758,8 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
             echo_description(game, human)
         state = game.new_game(players=n, seed=level_seed)
         rng = random.Random(derive_seed(seed, "bots", "play", i))
-        title = f"{game.name}, level {i} of {level.of} ({name})"
+        title = (f"{game.name}, level {i} of {level.of} ({name}), pass with more than "
+                 f"{level.min_score}")
         session = Session(state, who, paint, human, agents, rng, title)
         try:
             finished = run_session(session, log, f"the series stops at level {i},")

@@ -256,7 +256,7 @@ def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(
     # an iteration budget keeps the game the same on any machine; a note after 0.05 s
     # shows for 300 iterations (a tenth of a second and more) and never for a random bot
     monkeypatch.setattr(terminal, "THINKING_NOTE_AFTER", 0.05)
-    result = CliRunner().invoke(main, ["play", str(file), "--seed", "2"], input="1\n1\n")
+    result = CliRunner().invoke(main, ["play", str(file), "--seed", "2"], input="a\na\n")
     assert result.exit_code == 0, result.output
     assert "player 1 (mcts:300) is thinking..." in result.output
     assert "player 2 (random) is thinking" not in result.output

@@ -112,7 +112,7 @@ def test_an_impossible_deal_is_refused_and_changes_nothing(two_cards: rulekit.Ga
 
 def test_oh_hell_plays_in_the_terminal_and_validates() -> None:
     result = run("play", str(FILE), "--players", "3", "--bots", "random", "--seed", "4",
-                 "--level", "2", "--set", "hands=[2, 1]", input="1\n" * 40)
+                 "--level", "2", "--set", "hands=[2, 1]", input="#1\n" * 40)
     assert result.exit_code == 0, result.output
     assert "your hand:" in result.output and "hand: 2 cards (hidden)" in result.output
     assert "game over after 2 turns: all 2 deals are played" in result.output

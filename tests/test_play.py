@@ -43,12 +43,26 @@ def run(*args: str, input: str | None = None, color: bool = False) -> Result:
     return result
 
 
+#: a cell of the list of choices: its number or letter, then its label
+CELL = re.compile(r"(?:^ +| {2,})(\d+|[a-z]{1,2})\. (.+?)(?= {2,}(?:\d+|[a-z]{1,2})\. |$)", re.M)
+
+
+def last_listing(out: str) -> list[tuple[str, str]]:
+    """The keys (numbers or letters) and labels of the last list of choices shown."""
+    block = out[:out.rindex("\n> ")]
+    lines = block.split("\n")
+    k = len(lines)
+    while k > 0 and CELL.match(lines[k - 1]):
+        k -= 1
+    cells = CELL.findall("\n".join(lines[k:]))
+    order = (lambda c: int(c[0])) if cells and cells[0][0].isdigit() else (
+        lambda c: (len(c[0]), c[0]))
+    return sorted(cells, key=order)
+
+
 def last_choices(out: str) -> list[str]:
     """The labels of the last list of choices the person was shown."""
-    block = out[:out.rindex("\n> ")]
-    block = block[block.rindex("\n\n") + 2:]  # the title (or "your choice"), then the choices
-    cells = re.findall(r"(?:^ +| {2,})(\d+)\. (.+?)(?= {2,}\d+\. |$)", block, re.M)
-    return [label for _, label in sorted(cells, key=lambda c: int(c[0]))]
+    return [label for _, label in last_listing(out)]
 
 
 def last_picture(out: str) -> str:
@@ -74,36 +88,47 @@ def a_label(labels: list[str]) -> str:
 @pytest.mark.parametrize("name", GAMES)
 def test_a_person_types_numbers_labels_help_and_mistakes(name: str) -> None:
     file, help_text, stopped = GAMES[name]
-    first = last_choices(run("play", file, "--bots", "random", "--seed", "0", input="").output)
-    second = last_choices(run("play", file, "--bots", "random", "--seed", "0", input="1\n").output)
+    listing = last_listing(run("play", file, "--bots", "random", "--seed", "0",
+                               input="").output)
+    key, first = listing[0]
+    second = last_choices(run("play", file, "--bots", "random", "--seed", "0",
+                              input=f"{key}\n").output)
     label = a_label(second)
-    result = run("play", file, "--bots", "random", "--seed", "0", input=f"?\nzzz\n1\n{label}\n")
+    result = run("play", file, "--bots", "random", "--seed", "0",
+                 input=f"?\nzzz\n{key}\n{label}\n")
     out = result.output
     assert result.exit_code == 0, out
     # `?` explains the choices with the game's own help text, then lists them again
     assert help_text in out
-    assert out.count(f"   1. {first[0]}") >= 2
+    assert len(re.findall(rf"(?m)^ +{key}\. {re.escape(first)}(?:  |$)", out)) >= 2
     # a bad entry says why, and the person is asked again
     assert "'zzz' is not a legal choice now" in out
-    assert out.index("> zzz") < out.index("is not a legal choice") < out.index("> 1\n")
-    # a number picks from the list, a label by its text
-    assert f"player 0 (you): {first[0]}" in out
+    assert out.index("> zzz") < out.index("is not a legal choice") < out.index(f"> {key}\n")
+    # the number (or letter) listed picks that choice, a label is picked by its text
+    assert f"player 0 (you): {first}" in out
     assert f"player 0 (you): {label}" in out
     # end of input stops cleanly with a short message
     assert out.index(stopped) > out.rindex("\n> ")
 
 
-def test_a_number_is_the_choice_listed_with_it_and_labels_ignore_spacing_and_case() -> None:
-    from rulekit.terminal import match_label
+def test_a_typed_number_is_the_listed_choice_or_where_labels_are_numbers_a_label() -> None:
+    from rulekit.terminal import match_label, use_letters
 
+    words = ["red 5", "green 6", "pass"]
+    assert not use_letters(words)
+    assert match_label("2", words) == ("green 6", "")
+    assert "from 1 to 3" in match_label("4", words)[1]
+    # labels that are, or start with, numbers: letters list them, a number is a label
     labels = ["5", "6", "10", "5 + 6", "pass"]
-    label, note = match_label("5", labels)                # choice 5 is 'pass', '5' is choice 1
-    assert label == "pass" and "=5" in note
+    assert use_letters(labels) and use_letters(["11|12 left", "draw"])
+    assert match_label("5", labels) == ("5", "")
+    assert match_label("e", labels) == ("pass", "")
+    assert match_label("B", labels) == ("6", "")
     assert match_label("#5", labels) == ("pass", "")
     assert match_label("=5", labels) == ("5", "")
-    assert match_label("2", labels)[0] == "6"
-    assert match_label("1", labels) == ("5", "")
-    assert match_label("10", labels) == ("10", "")        # no choice 10: the label
+    assert match_label("10", labels) == ("10", "")
+    label, why = match_label("2", labels)
+    assert label is None and "Type a letter from a to e" in why
     assert match_label("5+6", labels) == ("5 + 6", "")
     assert match_label("=5+ 6", labels) == ("5 + 6", "")
     assert match_label("PASS", labels) == ("pass", "")
@@ -336,21 +361,27 @@ def test_each_game_deals_anew_and_tells_its_seed_at_the_end_and_in_the_log(tmp_p
     assert seeds[0] != seeds[1]
 
 
-def test_level_x_a_typed_number_is_the_listed_choice_even_where_a_label_is_that_number() -> None:
+def test_level_x_lists_choices_by_letter_and_a_typed_number_is_always_a_row() -> None:
     for seed in range(20):
         labels = last_choices(run("play", LEVELX, "--bots", "random", "--seed", str(seed),
                                   input="").output)
+        # a row's number that would also be a place in the list
         clash = [k for k in range(1, len(labels) + 1)
                  if str(k) in labels and labels[k - 1] != str(k)]
         if clash:
             break
     else:
-        pytest.fail("no deal in 20 seeds where a choice number is another choice's label")
+        pytest.fail("no deal in 20 seeds where a row's number is a place in the list")
     k = clash[0]
-    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"{k}\n").output
-    assert f"player 0 (you): {labels[k - 1]}\n" in out and "ambiguous" not in out
-    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"={k}\n").output
-    assert f"player 0 (you): {k}\n" in out
+    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"?\n{k}\n").output
+    assert re.search(r"(?m)^  a\. \S", out) and not re.search(r"(?m)^ +1\. ", out)
+    assert ("a number typed is always a label, never a place in the list"  # the help
+            in " ".join(out.split()))
+    assert f"player 0 (you): {k}\n" in out and f"player 0 (you): {labels[k - 1]}\n" not in out
+    # the letter listed with a choice picks it
+    letter = "abcdefghijklmnopqrstuvwxyz"[k - 1]
+    out = run("play", LEVELX, "--bots", "random", "--seed", str(seed), input=f"{letter}\n").output
+    assert f"player 0 (you): {labels[k - 1]}" in out
 
 
 # ---- points where they were earned -------------------------------------------------------------
@@ -435,54 +466,63 @@ def test_the_last_move_s_points_stay_with_it_and_the_end_scoring_is_apart(tmp_pa
 
 
 # ---- fitting the screen ------------------------------------------------------------------------
-def at_width(columns: int, *args: str, input: str) -> str:
-    result = CliRunner().invoke(main, list(args), input=input, env={"COLUMNS": str(columns)})
+def at_width(columns: int, *args: str, input: str, lines: int = 24) -> str:
+    result = CliRunner().invoke(main, list(args), input=input,
+                                env={"COLUMNS": str(columns), "LINES": str(lines)})
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def screens(out: str, lines: int = 24) -> list[str]:
+    """What the terminal shows at each prompt: the last `lines` lines up to the prompt."""
+    return ["\n".join(out[:m.start() + 2].split("\n")[-lines:])
+            for m in re.finditer(r"(?m)^> ", out)]
 
 
 def test_at_the_prompt_an_80_by_24_screen_holds_dice_own_sheet_opponents_and_choices() -> None:
     # five players, a whole game: every prompt's screen fits 24 rows
     out = at_width(80, "play", QWIXX, "--bots", "random", "--players", "5", "--seed", "3",
                    input="1\n" * 40)
-    assert out.count("\n> ") > 20 and "\ngame over after " in out
-    for at in [m.start() for m in re.finditer("\n> ", out)]:
-        screen = out[out.rindex("\n== ", 0, at):at].strip("\n").split("\n")
-        assert len(screen) <= 22, "\n".join(screen)  # 24 rows less the prompt and one event
+    assert out.count("\n> ") > 10 and "\ngame over after " in out
     assert all(len(line) <= 80 for line in out.split("\n"))
-    text = "\n".join(screen)
-    assert re.search(r"^dice: white1 \d", text, re.M)
-    mine = player_block(last_picture(out), 0)
-    assert all(re.search(rf"^    {row} ", mine, re.M) for row in ("red", "yellow", "green", "blue"))
-    for seat in (1, 2, 3, 4):  # each opponent in a line: the file's summary, no sheet
-        assert re.search(rf"^player {seat}( \(active\))?: score -?\d+ \| crosses red \d+ "
-                         rf"yellow \d+ green \d+ blue \d+(, penalties [1-9])?$", text, re.M)
-    assert "pass" in last_choices(out)
+    for text in screens(out):
+        assert re.search(r"^== Qwixx, turn \d+ ==$", text, re.M), text
+        assert re.search(r"^dice: white1 \d", text, re.M)
+        mine = player_block(text, 0)
+        assert all(re.search(rf"^    {row} ", mine, re.M)
+                   for row in ("red", "yellow", "green", "blue"))
+        for seat in (1, 2, 3, 4):  # each opponent in a line: the file's summary, no sheet
+            assert re.search(rf"^player {seat}( \(active\))?: score -?\d+ \| crosses red \d+ "
+                             rf"yellow \d+ green \d+ blue \d+(, penalties [1-9])?$", text, re.M)
+        assert re.search(r"^since your last move( \(\d+ earlier not shown; 'log' shows all\))?:$",
+                         text, re.M)
+        assert re.search(r"(?m)^ +\d+\. pass$| {2,}\d+\. pass$", text)
     # a long row of tiles, the players' names, the scores: all within a narrow width
-    narrow = at_width(60, "play", DOMINO7, "--seed", "3", input="1\n" * 60)
+    narrow = at_width(60, "play", DOMINO7, "--seed", "3", input="a\n" * 60)
     assert "\nscores: " in narrow and re.search(r"^line \(\d\d tiles", narrow, re.M)
     assert max(len(line) for line in narrow.split("\n")) <= 60
     # the help is wrapped to the width, and 'show' draws everybody in full
     narrow = at_width(60, "play", QWIXX, "--bots", "random", "--seed", "3", input="?\n")
     words = narrow[narrow.index("\n> ?") + 4:].split("\n   1. ")[0]  # the help text
-    words += "\n" + narrow[:narrow.index("\n\n")]  # the title and the description
+    words += "\n" + narrow[:narrow.index("\n== ")]  # the title and the description
     assert "Everyone may cross" in words and max(len(line) for line in words.split("\n")) <= 60
     full = at_width(80, "play", QWIXX, "--bots", "random", "--players", "3", "--seed", "3",
                     input="show\n")
     assert re.search(r"^player 2: score 0\n  sheet:\n    red ", full, re.M)
+    # ... and keeps the decision's title above the choices
+    shown = full[full.index("\n> show"):]
+    assert "\nwhite sum " in shown and shown.index("\nwhite sum ") < shown.index("   1. ")
 
 
 def test_level_x_with_four_players_fits_24_rows_at_every_prompt() -> None:
     out = at_width(80, "play", LEVELX, "--bots", "random", "--players", "4", "--seed", "3",
-                   input="1\n" * 40)
-    prompts = [m.start() for m in re.finditer("\n> ", out)]
-    assert len(prompts) > 20 and "\ngame over after " in out
-    for at in prompts:  # from the picture's heading to the prompt itself
-        screen = out[out.rindex("\n== ", 0, at) + 1:at + 2].split("\n")
-        assert len(screen) <= 24, "\n".join(screen)
-        assert re.search(r"^dice: d1 \d", "\n".join(screen), re.M)
-        assert all(re.search(rf"^player {seat}\b.*: score \d+ \| chips 5:\d+ ",
-                             "\n".join(screen), re.M) for seat in (1, 2, 3))
+                   input="a\n" * 40)
+    assert len(screens(out)) > 20 and "\ngame over after " in out
+    for text in screens(out):
+        assert re.search(r"^dice: d1 \d", text, re.M)
+        assert all(re.search(rf"^player {seat}\b.*: score \d+ \| chips 5:\d+ ", text, re.M)
+                   for seat in (1, 2, 3))
+        assert re.search(r"(?m)^  a\. \d", text)
 
 
 def test_rows_and_choices_named_by_a_colour_are_shown_in_it_in_a_colour_terminal() -> None:
@@ -506,6 +546,7 @@ def test_others_choices_made_together_are_told_only_once_everyone_has_chosen() -
     assert "player 0 (random): " not in before, before
     after = out[first_prompt:]
     # told after the person's choice, in seat order, with the points on the right move
-    told = [line for line in after.splitlines() if line.startswith("player ")][:4]
+    told = [line for line in after.splitlines()
+            if re.match(r"player \d \((random|you)\): ", line)][:4]
     assert told[0].startswith("player 0 (random): ") and told[1] == "player 1 (you): pass"
     assert told[2].startswith("player 2 (random): ")

@@ -295,8 +295,8 @@ def test_play_keeps_back_the_seed_of_a_hidden_game_until_it_is_over(tmp_path: Pa
     log = tmp_path / "fives.jsonl"
     args = ["play", str(FIVES), "--seed", "1", "--log", str(log)]
     # enough input for level 1 (which this seed passes) and one answer in level 2
-    answers = run(*args, input="1\n" * 400).output.split("game over after ")[0].count("\n> ")
-    out = run(*args, input="1\n" * (answers + 1)).output
+    answers = run(*args, input="a\n" * 400).output.split("game over after ")[0].count("\n> ")
+    out = run(*args, input="a\n" * (answers + 1)).output
     first, second = derive_seed(1, "level", 1), derive_seed(1, "level", 2)
     assert out.count("game over after ") == 1 and "the series stops at level 2" in out
     during, after = out.split("game over after ")

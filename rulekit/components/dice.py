@@ -340,14 +340,25 @@ class Dice(Kind):
         return [self._faces_of(d, self._seen(p, seat)) | {"count": sum(d[1])}
                 for p, d in enumerate(s)]
 
-    def _line(self, d: list) -> str:
+    def _line(self, d: list, rolled: set[str] | None = None) -> str:
+        """Each die with its face; `-` for one never rolled yet (of `rolled`, the dice a
+        roll has named), `--` for one out of the game."""
         faces, inp = d[0], d[1]
-        return "  ".join(f"{n} {faces[i] if inp[i] else '--'}" for i, n in enumerate(self.names))
+        shown = [("--" if not inp[i] else faces[i] if rolled is None or n in rolled else "-")
+                 for i, n in enumerate(self.names)]
+        return "  ".join(f"{n} {face}" for n, face in zip(self.names, shown))
+
+    @staticmethod
+    def _ever_rolled(st: Any) -> set[str]:
+        """The dice some logged roll has named: before its first roll a die shows no face,
+        as its face then is no roll's."""
+        return {name for e in getattr(st, "log", ()) if "chance" in e
+                and isinstance(e.get("outcome"), dict) for name in e["outcome"]}
 
     def render(self, st: Any, seat: int | None) -> str:
         if self.per_player:
             return ""
-        return f"{self.name}: " + self._line(st.comps[self.index])
+        return f"{self.name}: " + self._line(st.comps[self.index], self._ever_rolled(st))
 
     def render_player(self, st: Any, player: int, seat: int | None) -> str:
         """A player's dice; secret dice of another player only as a count."""
@@ -357,7 +368,8 @@ class Dice(Kind):
         if not self._seen(player, seat):
             n = sum(d[1])
             return f"{self.name}: {n} {'die' if n == 1 else 'dice'} (hidden)"
-        return f"{'your ' if seat == player else ''}{self.name}: {self._line(d)}"
+        return (f"{'your ' if seat == player else ''}{self.name}: "
+                f"{self._line(d, self._ever_rolled(st))}")
 
     def secret_chances(self) -> frozenset[str]:
         return frozenset(("roll",)) if self.secret else frozenset()

@@ -149,6 +149,10 @@ class TrackView:
         return st.gviews[self.kind.index]
 
 
+#: the widest line a track draws lane by lane; wider, its lanes are drawn side by side
+_WIDE = 78
+
+
 @register
 class Track(Kind):
     kind = "track"
@@ -251,7 +255,9 @@ class Track(Kind):
                 "positions": [list(row) for row in pos], "at_end": [list(e) for e in ends]}
 
     def render(self, st: Any, seat: int | None) -> str:
-        """One line per lane: who is off the board, on each field, and on X (the last field)."""
+        """One line per lane: who is off the board, on each field, and on X (the last field);
+        lanes too long for that (their line wider than a terminal) in a few lines instead,
+        `lane (fields): player@field` for each pawn on the board."""
         n = self.last_capacity
         cap = "" if n is None else f", holds {n} pawn{'' if n == 1 else 's'}"
         lines = [f"{self.name} (pawns by seat; X: the last field{cap}):"]
@@ -269,6 +275,24 @@ class Track(Kind):
         for key, fields in rows:
             cells = [f"{text:<{widths[c]}}" for c, text in enumerate(fields[:-1])]
             lines.append(f"  {str(key):>{width}} | " + " | ".join(cells + [fields[-1]]))
+        if max(len(line) for line in lines) <= _WIDE:
+            return "\n".join(lines)
+        return self._render_packed(st, cap)
+
+    def _render_packed(self, st: Any, cap: str) -> str:
+        """The lanes side by side: each lane's key, its fields and every pawn on the board
+        as `player@field` (X: the last field); pawns off the board are not listed."""
+        cells = []
+        for key, fields in self._occupants(st):
+            end = len(fields) - 1
+            pawns = [f"{p}@{'X' if f == end else f}" for f, here in enumerate(fields) if f
+                     for p in here]
+            cells.append(f"{key} ({end}): {' '.join(pawns) or '-'}")
+        cell = max((len(c) for c in cells), default=0) + 3
+        per = max(1, (_WIDE - 2) // cell)
+        lines = [f"{self.name} (lane (fields): pawns as player@field; X: the last field{cap}):"]
+        for i in range(0, len(cells), per):
+            lines.append("  " + "".join(c.ljust(cell) for c in cells[i:i + per]).rstrip())
         return "\n".join(lines)
 
     def html(self, st: Any, seat: int | None) -> str:
