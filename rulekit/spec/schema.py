@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY
-from rulekit.errors import Diagnostic
+from rulekit.errors import Diagnostic, clip, cut, shown
 from rulekit.spec.source import Source
 
 EXPR = {"description": "an expression", "type": ["string", "number", "boolean"]}
@@ -388,7 +388,7 @@ def _explain(src: Source, err: Any) -> list[Diagnostic]:
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f"did you mean '{close[0]}'?" if close else (
                 f"allowed here: {', '.join(known)}" if known else None)
-            out.append(src.diag(path + (key,), f"unknown key '{key}'", hint, key=True))
+            out.append(src.diag(path + (key,), f"unknown key '{cut(str(key))}'", hint, key=True))
         if out:
             return out
     if err.validator == "required":
@@ -399,11 +399,13 @@ def _explain(src: Source, err: Any) -> list[Diagnostic]:
                          err.message.replace("is a required property", "is missing (required)"),
                          hint)]
     if err.validator == "enum":
-        close = difflib.get_close_matches(str(err.instance), [str(v) for v in err.validator_value],
-                                          n=1)
+        value = err.instance
+        close = difflib.get_close_matches(
+            cut(str(value), 200), [str(v) for v in err.validator_value], n=1) \
+            if isinstance(value, (str, int, float)) else []
         allowed = ", ".join(map(str, err.validator_value))
         hint = f"did you mean '{close[0]}'?" if close else f"write one of: {allowed}"
-        return [src.diag(path, f"{err.instance!r} is not one of: {allowed}", hint)]
+        return [src.diag(path, f"{shown(value)} is not one of: {allowed}", hint)]
     if err.validator == "type":
         want = err.validator_value
         hint = _type_hint(err.schema)
@@ -443,12 +445,42 @@ def _type_hint(schema: dict) -> str:
 
 
 def _message(err: Any) -> str:
-    v = err.validator
+    """jsonschema's message in its own words, but with the value quoted cut short: its
+    messages quote the whole value, which may be a text of megabytes or a whole section."""
+    v, want, value = err.validator, err.validator_value, err.instance
     if v == "const":
-        return f"{err.instance!r} is not allowed here: expected {err.validator_value!r}"
+        return f"{shown(value)} is not allowed here: expected {shown(want)}"
     if v == "pattern" or (v == "propertyNames" and err.context):
-        return f"{err.instance!r} is not a valid {err.schema.get('title', 'name')}"
-    return err.message
+        return f"{shown(value)} is not a valid {err.schema.get('title', 'name')}"
+    said = _SAID.get(v)
+    if said is not None:
+        return f"{shown(value)} {said(want)}"
+    return clip(err.message, 200)
+
+
+#: what jsonschema says after the value it quotes, by keyword, from the keyword's value
+_SAID = {
+    "minimum": lambda want: f"is less than the minimum of {want!r}",
+    "maximum": lambda want: f"is greater than the maximum of {want!r}",
+    "exclusiveMinimum": lambda want: f"is less than or equal to the minimum of {want!r}",
+    "exclusiveMaximum": lambda want: f"is greater than or equal to the maximum of {want!r}",
+    "multipleOf": lambda want: f"is not a multiple of {want!r}",
+    "minItems": lambda want: "should be non-empty" if want == 1 else "is too short",
+    "minLength": lambda want: "should be non-empty" if want == 1 else "is too short",
+    "maxItems": lambda want: "is expected to be empty" if want == 0 else "is too long",
+    "maxLength": lambda want: "is expected to be empty" if want == 0 else "is too long",
+    "minProperties": lambda want: "should be non-empty" if want == 1
+    else "does not have enough properties",
+    "maxProperties": lambda want: "is expected to be empty" if want == 0
+    else "has too many properties",
+    "uniqueItems": lambda want: "has non-unique elements",
+    "contains": lambda want: "does not contain the items it needs",
+    "anyOf": lambda want: "is not valid under any of the given schemas",
+    "oneOf": lambda want: "is not valid under exactly one of the given schemas",
+    "not": lambda want: "is not allowed here",
+    "type": lambda want: f"is not of type {want!r}",
+    "enum": lambda want: f"is not one of {shown(want)}",
+}
 
 
 def _hint(err: Any) -> str | None:
@@ -469,7 +501,7 @@ def _hint(err: Any) -> str | None:
     if v in ("pattern", "propertyNames"):
         return "a name starts with a letter and holds letters, digits and '_'"
     if v == "const":
-        return f"write {want!r}"
+        return f"write {shown(want)}"
     return err.schema.get("description")
 
 

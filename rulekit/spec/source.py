@@ -86,12 +86,13 @@ class Source:
 
 
 def format_path(path: Path_) -> str:
+    """`flow.turn[2].choose`; a long key shows its start only, as a message quotes it."""
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + cut(str(part))
     return out
 
 
@@ -119,7 +120,7 @@ class _Builder:
         m = node.start_mark
         if node.tag not in _PLAIN_TAGS and not isinstance(node, yaml.ScalarNode):
             # a tag on a list or mapping (!!python/..., !!set, !!omap) would be dropped
-            raise self.fail(node, f"the YAML tag {node.tag.replace(_STD, '!!')} is not "
+            raise self.fail(node, f"the YAML tag {cut(node.tag.replace(_STD, '!!'))} is not "
                             "supported", "write plain lists and mappings, without !tags", path)
         style = getattr(node, "style", None) or None  # libyaml gives '' for plain scalars
         self.positions[path] = Pos(self.file, m.line + 1, m.column + 1, style)
@@ -134,7 +135,7 @@ class _Builder:
                     raise self.fail(key_node, "a key must be a plain name or number",
                                     "write the key as a name such as `red` or a number", path)
                 if key in out:
-                    raise self.fail(key_node, f"duplicate key '{key}'",
+                    raise self.fail(key_node, f"duplicate key '{cut(str(key))}'",
                                     "a key appears once in a mapping: merge the two entries",
                                     path + (key,))
                 kpath = path + (key,)
@@ -165,7 +166,7 @@ class _Builder:
             raise self.fail(node, f"this is not a valid {kind}",
                             "quote it to mean text", path) from None
         if value.__class__ is float and not math.isfinite(value):
-            raise self.fail(node, f"{node.value} is not a finite number",
+            raise self.fail(node, f"{cut(node.value)} is not a finite number",
                             "write a number such as 1.5 (quote it to mean text)", path)
         return value
 
@@ -644,15 +645,15 @@ def parse_text(text: str, file: str, empty_ok: bool = False) -> Source:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = exc.problem or str(exc)
+        message = cut(exc.problem or str(exc), 200)  # it may name an alias of any length
         if exc.context:
-            message = f"{exc.context}, {message}"
+            message = f"{cut(exc.context, 200)}, {message}"
         raise GameFileError([Diagnostic(file, line, col, f"YAML syntax: {message}",
                                         hint=_yaml_hint(message, text, mark))]) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow
         raise _bad_character(text, file, exc) from None
     except yaml.YAMLError as exc:
-        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
+        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {cut(str(exc), 300)}",
                                         hint=_yaml_hint(str(exc)))]) from None
     except RecursionError:
         raise GameFileError([Diagnostic(file, 1, 1, "the document is nested too deeply",
@@ -668,11 +669,12 @@ def parse_text(text: str, file: str, empty_ok: bool = False) -> Source:
     except yaml.MarkedYAMLError as exc:  # a tag or value that has no constructor
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise GameFileError([Diagnostic(file, line, col, f"YAML: {exc.problem or exc.context}",
+        raise GameFileError([Diagnostic(file, line, col,
+                                        f"YAML: {cut(exc.problem or exc.context or '', 200)}",
                                         hint="write plain values: names, numbers, true, false, "
                                              "lists and mappings, without !tags")]) from None
     except yaml.YAMLError as exc:
-        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
+        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {cut(str(exc), 300)}",
                                         hint=_yaml_hint(str(exc)))]) from None
     return Source(data, builder.positions, file)
 
