@@ -169,3 +169,101 @@ def test_an_aliased_value_given_with_set_is_bounded(tmp_path: Path) -> None:
     output = refused(tmp_path, text, "--set", f"n={value}", code=2)  # a usage mistake
     assert "expands to more than" in output and "aliases" in output
     assert max(len(x) for x in output.splitlines()) < LINE
+
+
+# ---- logs read by `rulekit replay` --------------------------------------------------------------
+LOGGED = """\
+name: Logged
+players: {min: 2, max: 2}
+params:
+  target: {type: int, default: 6, min: 1, max: 100}
+vars:
+  points: {per: player, init: 0}
+components:
+  dice: {kind: dice, dice: {d1: 6}}
+flow:
+  turn:
+    - roll: dice
+    - say: hi
+    - choose:
+        options:
+          - for: "k in [1, 2]"
+            label: "take {k}"
+            do:
+              - add: {active.points: "k"}
+end:
+  when: "max(p.points for p in players) >= params.target"
+score: "player.points"
+"""
+
+
+@pytest.fixture
+def log_lines(tmp_path: Path) -> list[str]:
+    """The lines of a finished game's log (header, roll, say, decision, ...), its game
+    file beside it."""
+    from click.testing import CliRunner
+
+    from rulekit.cli import main
+
+    (tmp_path / "logged.yaml").write_text(LOGGED, encoding="utf-8")
+    log = tmp_path / "game.jsonl"
+    played = CliRunner().invoke(main, ["play", str(tmp_path / "logged.yaml"), "--auto",
+                                       "--log", str(log)])
+    assert played.exit_code == 0, played.output
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert '"chance"' in lines[1] and '"say"' in lines[2] and '"action"' in lines[3]
+    return lines
+
+
+def replayed(tmp_path: Path, lines: list[str]) -> str:
+    """The output of `rulekit replay` on the log: exit 1 in bounded time, no traceback."""
+    log = tmp_path / "game.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result, seconds = run_limited(["replay", str(log)], tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output[:2000]
+    assert seconds < SECONDS, f"took {seconds:.1f} s"
+    for bad in ("Traceback", "MemoryError", "internal error"):
+        assert bad not in output, output[:2000]
+    assert re.search(r"game\.jsonl:\d+: ", output), output[:2000]
+    return output
+
+
+LONG_TEXT = "w" * 90_000  # under the 100,000 characters a log's text may have
+ENTRY_ATTACKS = {
+    # (line replaced, the entry): each names or holds the long text, a message quotes it
+    "a long action": (3, json.dumps({"seat": 0, "action": LONG_TEXT})),
+    "a long chance name out of turn": (3, json.dumps({"chance": LONG_TEXT, "outcome": 1})),
+    "a long say that differs": (2, json.dumps({"say": LONG_TEXT})),
+    "a long outcome": (1, json.dumps({"chance": "roll", "outcome": [LONG_TEXT]})),
+    "a long param name": (0, None),
+    "a long param value": (0, "value"),
+}
+
+
+@pytest.mark.parametrize("case", ENTRY_ATTACKS, ids=list(ENTRY_ATTACKS))
+def test_a_log_entry_is_quoted_cut_short(tmp_path: Path, log_lines: list[str],
+                                         case: str) -> None:
+    at, entry = ENTRY_ATTACKS[case]
+    if at == 0:
+        header = json.loads(log_lines[0])
+        header["params"] = {LONG_TEXT: 1} if entry is None else {"target": LONG_TEXT}
+        entry = json.dumps(header)
+    log_lines[at] = entry
+    output = replayed(tmp_path, log_lines)
+    assert max(len(x) for x in output.splitlines()) < 1_200, output[:2000]
+    assert len(output) < 4_000
+
+
+def test_a_log_line_of_too_many_values_is_refused(tmp_path: Path, log_lines: list[str]) -> None:
+    log_lines[1] = json.dumps({"chance": "roll", "outcome": [1] * 200_000})
+    output = replayed(tmp_path, log_lines)
+    assert "game.jsonl:2: the line holds more than 100000 values" in output
+
+
+def test_a_log_of_many_small_values_is_refused_in_bounded_memory(
+        tmp_path: Path, log_lines: list[str]) -> None:
+    # 30 MB of two-letter texts: each line fits, the log as a whole would fill the memory
+    line = json.dumps({"chance": "roll", "outcome": ["ab"] * 90_000})
+    output = replayed(tmp_path, log_lines[:1] + [line] * (30_000_000 // len(line)))
+    assert re.search(r"game\.jsonl:\d+: the log holds more than 2000000 values", output)
