@@ -14,6 +14,9 @@ QUOTE = 60
 MAX_MESSAGE = 400
 MAX_HINT = 600
 MAX_PATH = 200
+#: the most diagnostics one error reports: a file of 100,000 unknown keys gets a page, not
+#: 20 MB of messages
+MAX_DIAGNOSTICS = 100
 
 
 def clip(text: str, limit: int) -> str:
@@ -126,8 +129,23 @@ class GameFileError(RulekitError):
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.diagnostics = capped(self.diagnostics)
+
     def __str__(self) -> str:
         return "\n".join(d.format() for d in self.diagnostics)
+
+
+def capped(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The first MAX_DIAGNOSTICS diagnostics, and a note where more were found (the check
+    that found them may have stopped looking, so their number is not said)."""
+    if len(diagnostics) <= MAX_DIAGNOSTICS:
+        return diagnostics
+    first = diagnostics[MAX_DIAGNOSTICS]
+    return diagnostics[:MAX_DIAGNOSTICS] + [Diagnostic(
+        first.file, first.line, first.col,
+        f"more problems follow: only the first {MAX_DIAGNOSTICS} found are reported",
+        hint="mend these, then check the file again", severity=first.severity)]
 
 
 class IllegalActionError(RulekitError):

@@ -65,3 +65,15 @@ def test_a_diagnostic_is_bounded_whoever_builds_it() -> None:
     lines = d.format().splitlines()
     assert lines[0].startswith("game.yaml:3:7: error: mmm") and all(len(x) < 700 for x in lines)
     assert len(d.as_dict()["message"]) <= MAX_MESSAGE
+
+
+def test_an_error_reports_a_hundred_diagnostics_and_says_more_follow() -> None:
+    from rulekit.errors import MAX_DIAGNOSTICS, GameFileError
+
+    many = [Diagnostic("game.yaml", i, 1, f"problem {i}") for i in range(1, 5_000)]
+    err = GameFileError(many)
+    assert len(err.diagnostics) == MAX_DIAGNOSTICS + 1
+    assert err.diagnostics[-2].message == f"problem {MAX_DIAGNOSTICS}"
+    note = err.diagnostics[-1]
+    assert note.line == MAX_DIAGNOSTICS + 1 and "more problems follow" in note.message
+    assert len(GameFileError(many[:MAX_DIAGNOSTICS]).diagnostics) == MAX_DIAGNOSTICS

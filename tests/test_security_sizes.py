@@ -267,3 +267,10 @@ def test_a_log_of_many_small_values_is_refused_in_bounded_memory(
     line = json.dumps({"chance": "roll", "outcome": ["ab"] * 90_000})
     output = replayed(tmp_path, log_lines[:1] + [line] * (30_000_000 // len(line)))
     assert re.search(r"game\.jsonl:\d+: the log holds more than 2000000 values", output)
+
+
+def test_a_file_of_many_mistakes_gets_a_page_of_messages(tmp_path: Path) -> None:
+    keys = "\n".join(f"k{i}: 1" for i in range(50_000))
+    output = refused(tmp_path, game(keys))
+    assert output.count("error:") == 101 and len(output) < 40_000
+    assert "more problems follow: only the first 100 found are reported" in output

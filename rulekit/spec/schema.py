@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import itertools
 import json
 from functools import lru_cache
 from typing import Any
@@ -16,7 +17,7 @@ from jsonschema import Draft202012Validator
 
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY
-from rulekit.errors import Diagnostic, clip, cut, shown
+from rulekit.errors import MAX_DIAGNOSTICS, Diagnostic, clip, cut, shown
 from rulekit.spec.source import Source
 
 EXPR = {"description": "an expression", "type": ["string", "number", "boolean"]}
@@ -296,7 +297,11 @@ def _validator() -> Draft202012Validator:
 def schema_diagnostics(src: Source,
                        validator: Draft202012Validator | None = None) -> list[Diagnostic]:
     """Every schema violation of the document, located and with a hint where one helps;
-    against the game schema, or another `validator` (the schema of tests files)."""
+    against the game schema, or another `validator` (the schema of tests files).
+
+    It stops looking after one more than MAX_DIAGNOSTICS: an error reports no more, and a
+    file of 100,000 unknown keys is not worth 100,000 messages.
+    """
     out: list[Diagnostic] = []
     seen = set()
     for err in (validator or _validator()).iter_errors(src.data):
@@ -305,6 +310,8 @@ def schema_diagnostics(src: Source,
             if key not in seen:
                 seen.add(key)
                 out.append(d)
+        if len(out) > MAX_DIAGNOSTICS:
+            break
     out.sort(key=lambda d: (d.line, d.col))
     return _drop_misspelt_required(out)
 
@@ -382,9 +389,8 @@ def _explain(src: Source, err: Any) -> list[Diagnostic]:
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
         known = list(err.schema.get("properties", {}))
         out = []
-        for key in err.instance:
-            if key in known:
-                continue
+        unknown = (key for key in err.instance if key not in known)
+        for key in itertools.islice(unknown, MAX_DIAGNOSTICS + 1):
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f"did you mean '{close[0]}'?" if close else (
                 f"allowed here: {', '.join(known)}" if known else None)

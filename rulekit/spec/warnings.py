@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from rulekit.errors import Diagnostic, cut
+from rulekit.errors import Diagnostic, capped, cut
 from rulekit.spec.source import Path_, Source
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -25,7 +25,7 @@ def warnings_of(src: Source) -> list[Diagnostic]:
            + _merged_options(src, data))
     for d in out:
         d.severity = "warning"
-    return sorted(out, key=lambda d: (d.line, d.col))
+    return capped(sorted(out, key=lambda d: (d.line, d.col)))
 
 
 def _strings(node: Any, path: Path_ = ()) -> Iterator[tuple[Path_, str]]:
