@@ -125,7 +125,8 @@ _LIMITS = {"message": MAX_MESSAGE, "hint": MAX_HINT, "path": MAX_PATH}
 
 @dataclass
 class GameFileError(RulekitError):
-    """A game file (or an override of it) is invalid; carries every diagnostic found."""
+    """A game file (or an override of it) is invalid; carries the diagnostics found (the
+    first MAX_DIAGNOSTICS of them, and a note when there were more)."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
