@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
 from rulekit.engine.game import Game, check_source
 from rulekit.engine.state import State
-from rulekit.errors import RulekitError
+from rulekit.errors import RulekitError, clip, cut
 from rulekit.spec.load import load_source
 from rulekit.spec.params import check_value
 from rulekit.spec.source import UnreadableFile, read_limited
@@ -32,6 +32,8 @@ class LogError(RulekitError):
     when the file itself cannot be read)."""
 
     def __init__(self, file: str, line: int | None, message: str) -> None:
+        # bounded whatever it quotes: an action of the log, an error of the engine about it
+        message = clip(message, MAX_MESSAGE)
         super().__init__(f"{file}:{line}: {message}" if line is not None else f"{file}: {message}")
         self.file = file
         self.line = line
@@ -66,10 +68,14 @@ def log_text(state: State, game_file: str, overrides: dict[str, Any] | None = No
 MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_LOG_LINES = 500_000
 MAX_LINE_CHARS = 1_000_000
+MAX_LINE_VALUES = 100_000  # numbers, texts, lists... of one line: the largest outcome a game has
+MAX_LOG_VALUES = 2_000_000  # of the whole log: what it reads into stays some 100 MB
 MAX_TEXT = 100_000  # characters of one string
 MAX_NESTING = 10  # of lists and objects in one line
 MAX_INT_DIGITS = 40
 MAX_PATH = 4096  # characters of the game file's name
+MAX_MESSAGE = 1_000  # characters of a LogError's message: two entries quoted, cut short
+QUOTE = 300  # characters of an entry a message quotes
 
 _HEADER = {"rulekit_log", "game", "name", "params", "players", "seed"}
 _KINDS = {"chance": {"chance", "outcome"}, "action": {"seat", "action", "forced"},
@@ -118,11 +124,12 @@ def read_log(path: str | Path) -> GameLog:
     except UnicodeDecodeError as exc:
         raise LogError(name, data[:exc.start].count(b"\n") + 1,
                        "not UTF-8 text: a log is JSON lines") from None
-    lines = text.split("\n")
-    if len(lines) > MAX_LOG_LINES + 1:
+    del data  # the text alone from here: a log may be tens of megabytes
+    if text.count("\n") > MAX_LOG_LINES:
         raise LogError(name, MAX_LOG_LINES + 1, f"the log has more than {MAX_LOG_LINES} lines")
     rows = []
-    for n, line in enumerate(lines, 1):
+    values = _Values()
+    for n, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         if len(line) > MAX_LINE_CHARS:
@@ -136,7 +143,8 @@ def read_log(path: str | Path) -> GameLog:
         except (RecursionError, ValueError):  # too deep for the parser, or an int it refuses
             raise LogError(name, n, "not a line of a rulekit log: nested too deeply "
                            "or a number too large") from None
-        why = _shape(row, 0)
+        values.line = MAX_LINE_VALUES
+        why = _shape(row, 0, values)
         if why:
             raise LogError(name, n, why)
         rows.append((n, row))
@@ -163,18 +171,48 @@ def read_log(path: str | Path) -> GameLog:
                    header.get("seed"), entries, result, name, line)
 
 
-def _shape(value: Any, depth: int) -> str | None:
-    """Why a JSON value is larger than any log holds (nesting, text), or None."""
+class _Values:
+    """How many more values (numbers, texts, lists, objects) the line and the log may hold."""
+
+    def __init__(self) -> None:
+        self.line = MAX_LINE_VALUES
+        self.log = MAX_LOG_VALUES
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of a text one at a time, not as a list: a second copy of a long log."""
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
+
+
+def _shape(value: Any, depth: int, left: _Values) -> str | None:
+    """Why a JSON value is larger than any log holds (nesting, text, number of values), or
+    None; `left` counts the values down."""
+    left.line -= 1
+    left.log -= 1
+    if left.line < 0:
+        return f"the line holds more than {MAX_LINE_VALUES} values"
+    if left.log < 0:
+        return f"the log holds more than {MAX_LOG_VALUES} values"
     if isinstance(value, str):
         return f"a text of more than {MAX_TEXT} characters" if len(value) > MAX_TEXT else None
     if isinstance(value, (list, dict)):
         if depth >= MAX_NESTING:
             return f"lists and objects nested more than {MAX_NESTING} deep"
         for item in (value.values() if isinstance(value, dict) else value):
-            why = _shape(item, depth + 1)
+            why = _shape(item, depth + 1, left)
             if why:
                 return why
     return None
+
+
+def _json(value: Any) -> str:
+    """An entry or a result for a message, cut short: a log's entry may be long."""
+    return cut(json.dumps(value), QUOTE)
 
 
 def _is_int(value: Any) -> bool:
@@ -290,18 +328,18 @@ def rebuild(game: Game, log: GameLog) -> State:
         done = state.log[i] if i < len(state.log) else None
         if done != record:
             raise LogError(log.file, entry["_line"], "does not fit the game: the game did "
-                           f"{json.dumps(done)}, the log says {json.dumps(record)}")
+                           f"{_json(done)}, the log says {_json(record)}")
     if len(state.log) > len(records):
         line = log.entries[-1]["_line"] + 1 if log.entries else 2
         raise LogError(log.file, line, "the log ends early: the game goes on with "
-                       f"{json.dumps(state.log[len(records)])}")
+                       f"{_json(state.log[len(records)])}")
     if log.result is not None:
         got = {"scores": state.scores(), "winners": state.winners(),
                "end_reason": state.end_reason} if state.is_over else None
         if got != log.result:
             raise LogError(log.file, log.entries[-1]["_line"] if log.entries else 1,
-                           f"the replayed game ends with {json.dumps(got)}, the log says "
-                           f"{json.dumps(log.result)}")
+                           f"the replayed game ends with {_json(got)}, the log says "
+                           f"{_json(log.result)}")
     return state
 
 
@@ -317,15 +355,15 @@ def game_file_of(log: GameLog) -> str:
     parts = PurePath(name).parts
     fix = "name the game file with --game FILE"
     if PurePath(name).is_absolute() or PurePath(name).drive or ".." in parts:
-        raise LogError(log.file, log.line, f"the log names the game file {name!r}, outside "
+        raise LogError(log.file, log.line, f"the log names the game file {cut(name)!r}, outside "
                        f"the log's folder; replay reads only a game file next to the log: {fix}")
     beside = os.path.join(os.path.dirname(log.file), name)
     real = Path(os.path.realpath(beside))
     if Path(folder) not in real.parents:
-        raise LogError(log.file, log.line, f"the log's game file {name!r} is a link that leads "
-                       f"outside the log's folder: {fix}")
+        raise LogError(log.file, log.line, f"the log's game file {cut(name)!r} is a link "
+                       f"that leads outside the log's folder: {fix}")
     if not os.path.isfile(real):
-        raise LogError(log.file, log.line, f"the log's game file {name!r} is not found next "
+        raise LogError(log.file, log.line, f"the log's game file {cut(name)!r} is not found next "
                        f"to the log: {fix}")
     return beside
 
@@ -349,14 +387,14 @@ def load_game_of(log: GameLog, game_file: str | Path | None = None,
                            f"game file {path} does not declare")
         why = check_value(decl, value)
         if why:
-            raise LogError(log.file, log.line, f"the log's param '{name}': {why}")
+            raise LogError(log.file, log.line, f"the log's param '{name[:40]}': {why}")
     return check_source(src, log.overrides or None), path
 
 
 def _replay_entry(state: State, entry: dict) -> None:
     if "chance" in entry:
         if not state.is_chance:
-            raise RulekitError(f"a {entry['chance']} outcome, but {_expected(state)}")
+            raise RulekitError(f"a {cut(str(entry['chance']))} outcome, but {_expected(state)}")
         state.resolve_chance(entry.get("outcome"))
     elif "action" in entry and not entry.get("forced"):
         if state.is_chance or state.is_over:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from rulekit.errors import Diagnostic, GameFileError
 from rulekit.spec import source
-from rulekit.spec.source import MAX_DEPTH, parse_text
+from rulekit.spec.source import MAX_DEPTH, MAX_EXPANDED_CHARS, parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "games").glob("*.yaml")) + sorted((ROOT / "games").glob("*/*.yaml"))
@@ -252,6 +252,69 @@ def test_the_count_of_nodes_holds_with_both_parsers(parser: type,
     text = "x: [" + "1, " * 2_000 + "]\n"
     d = refusal(text)
     assert d.message == "the document has more than 1000 nodes" and "not data" in d.hint
+
+
+# ---- the size as used: aliases count each time ------------------------------------------------
+def repeated(length: int, uses: int, flow: bool = True) -> str:
+    """A text of `length` characters anchored once, then aliased `uses` times in a list."""
+    head = f"name: x\ntext: &t {'y' * length}\n"
+    if flow:
+        return head + "uses: [" + ", ".join(["*t"] * uses) + "]\n"
+    return head + "uses:\n" + "".join("  - *t\n" for _ in range(uses))
+
+
+@pytest.mark.parametrize("flow", [True, False], ids=["brackets", "lines"])
+def test_a_long_text_aliased_many_times_is_refused_at_the_alias_that_goes_over(
+        parser: type, flow: bool) -> None:
+    length = 100_000
+    text = repeated(length, 5_000, flow)
+    started = time.perf_counter()
+    d = refusal(text)
+    assert time.perf_counter() - started < 5
+    assert d.message == (f"the document expands to more than {MAX_EXPANDED_CHARS} characters "
+                         "with its aliases")
+    assert "*t" in d.hint and "&t on line 2" in d.hint and f"{length} characters" in d.hint
+    # the text, eight aliases of it and the keys fit; the ninth alias goes over
+    at = [i for i in range(len(text)) if text.startswith("*t", i)][8]
+    assert (d.line, d.col) == position(text, at)
+
+
+def test_an_anchored_mapping_counts_everything_in_it(parser: type) -> None:
+    text = ("a: &a {k: " + "v" * 1_000 + ", m: [" + ", ".join(["w" * 100] * 9) + "]}\n"
+            "b: [" + ", ".join(["*a"] * 2_000) + "]\n")
+    d = refusal(text)
+    assert "more than" in d.message and "characters" in d.message
+    assert "the alias *a repeats the 1902 characters anchored as &a on line 1" in d.hint
+    assert d.line == 2
+
+
+def test_a_nested_alias_bomb_is_refused_at_an_alias(parser: type) -> None:
+    d = refusal(alias_bomb())
+    assert d.message == "the document expands to more than 200000 nodes"
+    assert d.line == 4 and "*c" in d.hint  # d's first *c: 127551 nodes more
+
+
+def test_aliases_within_the_size_load_and_share_their_value(parser: type) -> None:
+    length = 100_000
+    data = parse_text(repeated(length, MAX_EXPANDED_CHARS // length - 2), "game.yaml").data
+    assert len(data["uses"]) == 8 and all(u is data["text"] for u in data["uses"])
+
+
+def test_the_size_counts_keys_and_every_use_up_to_the_limit(
+        parser: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(source, "MAX_EXPANDED_CHARS", 100)
+    # keys a, b (2) + x (1) + 20 + 4 aliases of it: 103 characters; three aliases fit
+    text = "a: &s " + "s" * 20 + "\nb: [x, *s, *s, *s, *s]\n"
+    d = refusal(text)
+    assert (d.line, d.col) == position(text, text.rindex("*s"))
+    assert parse_text(text.replace(", *s]", "]"), "game.yaml").data["b"][3] == "s" * 20
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_games_use_a_hundredth_of_the_size_allowed(
+        parser: type, monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    monkeypatch.setattr(source, "MAX_EXPANDED_CHARS", MAX_EXPANDED_CHARS // 100)
+    assert parse_text(path.read_text(encoding="utf-8"), str(path)).data
 
 
 def test_a_long_text_value_loads(parser: type) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rulekit.errors import Diagnostic
+from rulekit.errors import Diagnostic, cut
 from rulekit.spec.source import Path_, Source, format_path
 
 _PARAM = re.compile(r"\s*params\s*\.\s*([A-Za-z_]\w*)\s*")
@@ -34,9 +34,9 @@ def blame_params(src: Source, diags: list[Diagnostic]) -> list[Diagnostic]:
         if at.file == d.file:
             out.append(d)
             continue
-        doc = f" ({decl['doc']})" if decl.get("doc") else ""
+        doc = f" ({cut(str(decl['doc']), 200)})" if decl.get("doc") else ""
         out.append(Diagnostic(at.file, at.line, at.col,
-                              f"param '{name}': {d.message}",
+                              f"param '{cut(name)}': {d.message}",
                               f"params.{name}.default",
                               f"{d.path} in {d.file}:{d.line} reads it{doc}; {d.hint}"
                               if d.hint else f"{d.path} in {d.file}:{d.line} reads it{doc}",

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rulekit.errors import GameFileError
+from rulekit.errors import GameFileError, cut
 from rulekit.spec.source import KEY, Path_, Pos, Source, read_file
 
 MAX_EXTENDS = 16
@@ -55,7 +55,8 @@ def _load(path: Path, chain: list[Path], roots: tuple[Path, ...]) -> Source:
                                       hint=f"at most {MAX_EXTENDS} files may extend each other")])
     base = _load(base_path, chain + [here], roots)
     if not isinstance(base.data, dict):
-        raise GameFileError([src.diag(("extends",), f"extends: '{base_ref}' is not a game file",
+        raise GameFileError([src.diag(("extends",), f"extends: '{cut(base_ref, 200)}' is not "
+                                      "a game file",
                                       hint="a base file is a mapping of keys such as `name:` "
                                            "and `flow:`")])
     _check_overrides(src, base.data.get("params"))
@@ -79,8 +80,8 @@ def _check_overrides(src: Source, base_params: Any) -> None:
         close = difflib.get_close_matches(str(name), known, n=1)
         hint = (f"did you mean '{close[0]}'?" if close else
                 f"the base's params are: {', '.join(known)}" if known else "the base has no params")
-        problems.append(src.diag(("params", name), f"param '{name}' changes nothing: the base "
-                                 "file declares no param of that name",
+        problems.append(src.diag(("params", name), f"param '{cut(str(name))}' changes nothing: "
+                                 "the base file declares no param of that name",
                                  hint + " (a new param needs a `type:`)", key=True))
     if problems:
         raise GameFileError(problems)
@@ -102,22 +103,22 @@ def confined_path(src: Source, path: Path, ref: str, roots: tuple[Path, ...],
             why = "leaves the folder of this file"
         else:
             why = "is a link that leads outside the folder of this file"
-        raise GameFileError([src.diag((key,), f"{key}: '{ref}' {why}",
+        raise GameFileError([src.diag((key,), f"{key}: '{cut(ref, 200)}' {why}",
                                       hint="a base file lies in the folder of its variant or "
                                            f"below it: move it there, {widen}")])
     if real.suffix.lower() not in SUFFIXES:
-        raise GameFileError([src.diag((key,), f"{key}: '{ref}' is not a game file",
+        raise GameFileError([src.diag((key,), f"{key}: '{cut(ref, 200)}' is not a game file",
                                       hint="a base file is YAML, named *.yaml or *.yml")])
     try:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
-        raise GameFileError([src.diag((key,), f"{key}: no such file '{ref}'",
-                                      hint=f"looked for {real}")]) from None
+        raise GameFileError([src.diag((key,), f"{key}: no such file '{cut(ref, 200)}'",
+                                      hint=f"looked for {cut(str(real), 300)}")]) from None
     except (OSError, ValueError) as exc:
-        raise GameFileError([src.diag((key,), f"{key}: cannot read '{ref}'",
+        raise GameFileError([src.diag((key,), f"{key}: cannot read '{cut(ref, 200)}'",
                                       hint=str(getattr(exc, "strerror", None) or exc))]) from None
     if not stat.S_ISREG(mode):
-        raise GameFileError([src.diag((key,), f"{key}: '{ref}' is not a regular file",
+        raise GameFileError([src.diag((key,), f"{key}: '{cut(ref, 200)}' is not a regular file",
                                       hint="a base file is a YAML text file, not a folder, "
                                            "a device or a pipe")])
     return real

@@ -6,7 +6,7 @@ import difflib
 import math
 from typing import Any
 
-from rulekit.errors import Diagnostic, GameFileError
+from rulekit.errors import Diagnostic, GameFileError, cut, shown
 from rulekit.spec.source import MAX_INT_DIGITS, Source, parse_text
 
 _PY_TYPES = {"int": (int,), "float": (int, float), "bool": (bool,), "str": (str,)}
@@ -63,7 +63,7 @@ def _range(decl: dict, value: Any) -> str | None:
         if "max" in decl and value > decl["max"]:
             return f"{value} is above the maximum {decl['max']}"
     if "one_of" in decl and value not in decl["one_of"]:
-        return f"{_short(value)} is not one of {decl['one_of']}"
+        return f"{_short(value)} is not one of {shown(decl['one_of'])}"
     return None
 
 
@@ -74,13 +74,8 @@ def _describe(value: Any) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to `limit` characters; a huge int is not even turned into text."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 60:
-        return "<a number of more than 60 digits>"
-    if isinstance(value, (list, tuple, dict, set)) and len(value) > limit:
-        return f"<a {type(value).__name__} of {len(value)} items>"
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    """`repr(value)` cut short, never built whole; a huge int is not even turned into text."""
+    return shown(value, limit)
 
 
 def parse_set_options(items: list[str] | tuple[str, ...]) -> dict[str, Any]:
@@ -129,7 +124,8 @@ def resolve_params(src: Source, overrides: dict[str, Any] | None) -> tuple[dict,
             continue  # the schema reports it
         why = check_value(decl, decl["default"])
         if why:
-            problems.append(src.diag(("params", name, "default"), f"param '{name}': {why}",
+            problems.append(src.diag(("params", name, "default"),
+                                     f"param '{cut(str(name))}': {why}",
                                      describe(str(name), decl)))
             continue
         values[name] = decl["default"]
@@ -150,8 +146,8 @@ def resolve_params(src: Source, overrides: dict[str, Any] | None) -> tuple[dict,
             continue
         why = check_value(decl, value)
         if why:
-            problems.append(src.diag(("params", name), f"{where}: param '{name}': {why}",
-                                     describe(name, decl)))
+            problems.append(src.diag(("params", name), f"{where}: param '{cut(str(name))}': "
+                                     f"{why}", describe(str(name), decl)))
             continue
         values[name] = value
     return values, problems
@@ -170,8 +166,8 @@ def describe(name: str, decl: dict) -> str:
     else:
         text = f"{'an' if type_name == 'int' else 'a'} {type_name}"
     if "min" in decl or "max" in decl:
-        text += f" from {decl.get('min', '-∞')} to {decl.get('max', '∞')}"
+        text += f" from {cut(str(decl.get('min', '-∞')))} to {cut(str(decl.get('max', '∞')))}"
     if "one_of" in decl:
-        text += f", one of {decl['one_of']}"
+        text += f", one of {shown(decl['one_of'], 200)}"
     doc = decl.get("doc")
-    return f"{name} takes {text}" + (f" ({doc})" if doc else "")
+    return f"{cut(name)} takes {text}" + (f" ({cut(str(doc), 200)})" if doc else "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import itertools
 import json
 from functools import lru_cache
 from typing import Any
@@ -16,7 +17,7 @@ from jsonschema import Draft202012Validator
 
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY
-from rulekit.errors import Diagnostic
+from rulekit.errors import MAX_DIAGNOSTICS, Diagnostic, clip, cut, shown
 from rulekit.spec.source import Source
 
 EXPR = {"description": "an expression", "type": ["string", "number", "boolean"]}
@@ -296,7 +297,11 @@ def _validator() -> Draft202012Validator:
 def schema_diagnostics(src: Source,
                        validator: Draft202012Validator | None = None) -> list[Diagnostic]:
     """Every schema violation of the document, located and with a hint where one helps;
-    against the game schema, or another `validator` (the schema of tests files)."""
+    against the game schema, or another `validator` (the schema of tests files).
+
+    It stops looking after one more than MAX_DIAGNOSTICS: an error reports no more, and a
+    file of 100,000 unknown keys is not worth 100,000 messages.
+    """
     out: list[Diagnostic] = []
     seen = set()
     for err in (validator or _validator()).iter_errors(src.data):
@@ -305,6 +310,8 @@ def schema_diagnostics(src: Source,
             if key not in seen:
                 seen.add(key)
                 out.append(d)
+        if len(out) > MAX_DIAGNOSTICS:
+            break
     out.sort(key=lambda d: (d.line, d.col))
     return _drop_misspelt_required(out)
 
@@ -382,13 +389,12 @@ def _explain(src: Source, err: Any) -> list[Diagnostic]:
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
         known = list(err.schema.get("properties", {}))
         out = []
-        for key in err.instance:
-            if key in known:
-                continue
+        unknown = (key for key in err.instance if key not in known)
+        for key in itertools.islice(unknown, MAX_DIAGNOSTICS + 1):
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f"did you mean '{close[0]}'?" if close else (
                 f"allowed here: {', '.join(known)}" if known else None)
-            out.append(src.diag(path + (key,), f"unknown key '{key}'", hint, key=True))
+            out.append(src.diag(path + (key,), f"unknown key '{cut(str(key))}'", hint, key=True))
         if out:
             return out
     if err.validator == "required":
@@ -399,11 +405,13 @@ def _explain(src: Source, err: Any) -> list[Diagnostic]:
                          err.message.replace("is a required property", "is missing (required)"),
                          hint)]
     if err.validator == "enum":
-        close = difflib.get_close_matches(str(err.instance), [str(v) for v in err.validator_value],
-                                          n=1)
+        value = err.instance
+        close = difflib.get_close_matches(
+            cut(str(value), 200), [str(v) for v in err.validator_value], n=1) \
+            if isinstance(value, (str, int, float)) else []
         allowed = ", ".join(map(str, err.validator_value))
         hint = f"did you mean '{close[0]}'?" if close else f"write one of: {allowed}"
-        return [src.diag(path, f"{err.instance!r} is not one of: {allowed}", hint)]
+        return [src.diag(path, f"{shown(value)} is not one of: {allowed}", hint)]
     if err.validator == "type":
         want = err.validator_value
         hint = _type_hint(err.schema)
@@ -443,12 +451,42 @@ def _type_hint(schema: dict) -> str:
 
 
 def _message(err: Any) -> str:
-    v = err.validator
+    """jsonschema's message in its own words, but with the value quoted cut short: its
+    messages quote the whole value, which may be a text of megabytes or a whole section."""
+    v, want, value = err.validator, err.validator_value, err.instance
     if v == "const":
-        return f"{err.instance!r} is not allowed here: expected {err.validator_value!r}"
+        return f"{shown(value)} is not allowed here: expected {shown(want)}"
     if v == "pattern" or (v == "propertyNames" and err.context):
-        return f"{err.instance!r} is not a valid {err.schema.get('title', 'name')}"
-    return err.message
+        return f"{shown(value)} is not a valid {err.schema.get('title', 'name')}"
+    said = _SAID.get(v)
+    if said is not None:
+        return f"{shown(value)} {said(want)}"
+    return clip(err.message, 200)
+
+
+#: what jsonschema says after the value it quotes, by keyword, from the keyword's value
+_SAID = {
+    "minimum": lambda want: f"is less than the minimum of {want!r}",
+    "maximum": lambda want: f"is greater than the maximum of {want!r}",
+    "exclusiveMinimum": lambda want: f"is less than or equal to the minimum of {want!r}",
+    "exclusiveMaximum": lambda want: f"is greater than or equal to the maximum of {want!r}",
+    "multipleOf": lambda want: f"is not a multiple of {want!r}",
+    "minItems": lambda want: "should be non-empty" if want == 1 else "is too short",
+    "minLength": lambda want: "should be non-empty" if want == 1 else "is too short",
+    "maxItems": lambda want: "is expected to be empty" if want == 0 else "is too long",
+    "maxLength": lambda want: "is expected to be empty" if want == 0 else "is too long",
+    "minProperties": lambda want: "should be non-empty" if want == 1
+    else "does not have enough properties",
+    "maxProperties": lambda want: "is expected to be empty" if want == 0
+    else "has too many properties",
+    "uniqueItems": lambda want: "has non-unique elements",
+    "contains": lambda want: "does not contain the items it needs",
+    "anyOf": lambda want: "is not valid under any of the given schemas",
+    "oneOf": lambda want: "is not valid under exactly one of the given schemas",
+    "not": lambda want: "is not allowed here",
+    "type": lambda want: f"is not of type {want!r}",
+    "enum": lambda want: f"is not one of {shown(want)}",
+}
 
 
 def _hint(err: Any) -> str | None:
@@ -469,7 +507,7 @@ def _hint(err: Any) -> str | None:
     if v in ("pattern", "propertyNames"):
         return "a name starts with a letter and holds letters, digits and '_'"
     if v == "const":
-        return f"write {want!r}"
+        return f"write {shown(want)}"
     return err.schema.get("description")
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from rulekit.errors import Diagnostic, GameFileError
+from rulekit.errors import Diagnostic, GameFileError, cut
 
 # Guards against careless or hostile files: an alias bomb expands a few lines into
 # millions of nodes, deep nesting exhausts the stack, a huge file takes long to read.
@@ -20,6 +20,11 @@ MAX_NODES = 200_000
 MAX_DEPTH = 60
 MAX_INT_DIGITS = 30
 MAX_CHARS = 1_000_000
+# The characters of every scalar (keys included) as the document uses them, aliases
+# expanded: a 100 KB text used 1000 times counts 100 MB. Aliases may repeat parts of a
+# file but never make it larger than a file may be; the largest shipped game uses about
+# 10 000. Whatever later quotes, copies or validates the document stays bounded by it.
+MAX_EXPANDED_CHARS = MAX_CHARS
 
 # libyaml's parser when it is installed: the same documents, read many times faster
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -81,12 +86,13 @@ class Source:
 
 
 def format_path(path: Path_) -> str:
+    """`flow.turn[2].choose`; a long key shows its start only, as a message quotes it."""
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + cut(str(part))
     return out
 
 
@@ -114,7 +120,7 @@ class _Builder:
         m = node.start_mark
         if node.tag not in _PLAIN_TAGS and not isinstance(node, yaml.ScalarNode):
             # a tag on a list or mapping (!!python/..., !!set, !!omap) would be dropped
-            raise self.fail(node, f"the YAML tag {node.tag.replace(_STD, '!!')} is not "
+            raise self.fail(node, f"the YAML tag {cut(node.tag.replace(_STD, '!!'))} is not "
                             "supported", "write plain lists and mappings, without !tags", path)
         style = getattr(node, "style", None) or None  # libyaml gives '' for plain scalars
         self.positions[path] = Pos(self.file, m.line + 1, m.column + 1, style)
@@ -129,7 +135,7 @@ class _Builder:
                     raise self.fail(key_node, "a key must be a plain name or number",
                                     "write the key as a name such as `red` or a number", path)
                 if key in out:
-                    raise self.fail(key_node, f"duplicate key '{key}'",
+                    raise self.fail(key_node, f"duplicate key '{cut(str(key))}'",
                                     "a key appears once in a mapping: merge the two entries",
                                     path + (key,))
                 kpath = path + (key,)
@@ -160,7 +166,7 @@ class _Builder:
             raise self.fail(node, f"this is not a valid {kind}",
                             "quote it to mean text", path) from None
         if value.__class__ is float and not math.isfinite(value):
-            raise self.fail(node, f"{node.value} is not a finite number",
+            raise self.fail(node, f"{cut(node.value)} is not a finite number",
                             "write a number such as 1.5 (quote it to mean text)", path)
         return value
 
@@ -243,9 +249,14 @@ def _check_shape(text: str, file: str) -> None:
     that (libyaml stops at 1000 levels while it looks ahead along a line of brackets): then
     that node is found in the text, so the message is rulekit's and points at the place
     where the nesting goes too deep.
+
+    It also counts the document as it will be used: every alias adds the characters and the
+    nodes of what its anchor names, so a long text anchored once and aliased many times is
+    refused at the alias that makes it too large, before anything is expanded.
     """
     count = 0
     flows: list[bool] = []  # the open collections, innermost last: written in brackets?
+    sizes = _Sizes()
     try:
         for event in yaml.parse(text, Loader=_LOADER):
             count += 1
@@ -256,8 +267,10 @@ def _check_shape(text: str, file: str) -> None:
                     raise _too_deep(file, m.line + 1, m.column + 1, bracket)
                 if isinstance(event, _OPEN):
                     flows.append(bool(event.flow_style))
+                sizes.node(event, file)
             elif isinstance(event, _CLOSE):
                 flows.pop()
+                sizes.close()
             if count > 2 * MAX_NODES:
                 m = event.start_mark
                 raise GameFileError([Diagnostic(
@@ -275,6 +288,66 @@ def _check_shape(text: str, file: str) -> None:
             # the library's own limit where the scan above could not follow the text
             raise _too_deep(file, mark.line + 1, mark.column + 1, True) from None
         raise
+
+
+class _Sizes:
+    """The size of a document as used, aliases expanded, counted from its events.
+
+    Each open collection adds up the characters and nodes inside it; when it closes, an
+    anchor on it keeps that size, and every alias of the anchor adds it again. The work
+    is one step an event, however large the expansion.
+    """
+
+    def __init__(self) -> None:
+        self.chars = 0
+        self.nodes = 0
+        # per open collection, the document at the bottom: [chars, nodes, anchor, its line]
+        self.open: list[list[Any]] = [[0, 0, None, 0]]
+        self.anchors: dict[str, tuple[int, int, int]] = {}  # chars, nodes, line
+
+    def node(self, event: yaml.Event, file: str) -> None:
+        if isinstance(event, yaml.AliasEvent):
+            chars, nodes, line = self.anchors.get(event.anchor, (0, 1, 0))
+            self.add(chars, nodes)
+            if self.chars > MAX_EXPANDED_CHARS or self.nodes > MAX_NODES:
+                raise self._too_large(event, file, chars, nodes, line)
+        elif isinstance(event, yaml.ScalarEvent):
+            self.add(len(event.value), 1)
+            if event.anchor is not None:
+                self.anchors[event.anchor] = (len(event.value), 1, event.start_mark.line + 1)
+        else:
+            self.open.append([0, 1, event.anchor, event.start_mark.line + 1])
+
+    def add(self, chars: int, nodes: int) -> None:
+        self.chars += chars
+        self.nodes += nodes
+        self.open[-1][0] += chars
+        self.open[-1][1] += nodes
+
+    def close(self) -> None:
+        chars, nodes, anchor, line = self.open.pop()
+        self.open[-1][0] += chars
+        self.open[-1][1] += nodes
+        self.nodes += 1
+        if anchor is not None:
+            self.anchors[anchor] = (chars, nodes, line)
+
+    def _too_large(self, event: yaml.Event, file: str, chars: int, nodes: int,
+                   line: int) -> GameFileError:
+        m = event.start_mark
+        name = cut(str(event.anchor), 40)
+        if self.chars > MAX_EXPANDED_CHARS:
+            message = (f"the document expands to more than {MAX_EXPANDED_CHARS} characters "
+                       "with its aliases")
+            what = f"{chars} characters"
+        else:
+            message = f"the document expands to more than {MAX_NODES} nodes"
+            what = f"{nodes} nodes"
+        return GameFileError([Diagnostic(
+            file, m.line + 1, m.column + 1, message,
+            hint=f"the alias *{name} repeats the {what} anchored as &{name} on line {line}, "
+                 "and aliases (*name) count each time they are used: repeat short parts, "
+                 "or fewer times")])
 
 
 def _too_deep(file: str, line: int, col: int, bracket: bool) -> GameFileError:
@@ -572,15 +645,15 @@ def parse_text(text: str, file: str, empty_ok: bool = False) -> Source:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        message = exc.problem or str(exc)
+        message = cut(exc.problem or str(exc), 200)  # it may name an alias of any length
         if exc.context:
-            message = f"{exc.context}, {message}"
+            message = f"{cut(exc.context, 200)}, {message}"
         raise GameFileError([Diagnostic(file, line, col, f"YAML syntax: {message}",
                                         hint=_yaml_hint(message, text, mark))]) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow
         raise _bad_character(text, file, exc) from None
     except yaml.YAMLError as exc:
-        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
+        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {cut(str(exc), 300)}",
                                         hint=_yaml_hint(str(exc)))]) from None
     except RecursionError:
         raise GameFileError([Diagnostic(file, 1, 1, "the document is nested too deeply",
@@ -596,11 +669,12 @@ def parse_text(text: str, file: str, empty_ok: bool = False) -> Source:
     except yaml.MarkedYAMLError as exc:  # a tag or value that has no constructor
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise GameFileError([Diagnostic(file, line, col, f"YAML: {exc.problem or exc.context}",
+        raise GameFileError([Diagnostic(file, line, col,
+                                        f"YAML: {cut(exc.problem or exc.context or '', 200)}",
                                         hint="write plain values: names, numbers, true, false, "
                                              "lists and mappings, without !tags")]) from None
     except yaml.YAMLError as exc:
-        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {exc}",
+        raise GameFileError([Diagnostic(file, 1, 1, f"YAML: {cut(str(exc), 300)}",
                                         hint=_yaml_hint(str(exc)))]) from None
     return Source(data, builder.positions, file)
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from rulekit.errors import Diagnostic
+from rulekit.errors import Diagnostic, capped, cut
 from rulekit.spec.source import Path_, Source
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
@@ -25,7 +25,7 @@ def warnings_of(src: Source) -> list[Diagnostic]:
            + _merged_options(src, data))
     for d in out:
         d.severity = "warning"
-    return sorted(out, key=lambda d: (d.line, d.col))
+    return capped(sorted(out, key=lambda d: (d.line, d.col)))
 
 
 def _strings(node: Any, path: Path_ = ()) -> Iterator[tuple[Path_, str]]:
@@ -56,8 +56,8 @@ def _unread_params(src: Source, data: dict) -> list[Diagnostic]:
         return []
     text = "\n".join(s for path, s in _strings(data) if path[:1] != ("params",))
     read = set(re.findall(r"\bparams\s*\.\s*([A-Za-z_]\w*)", text))
-    return [src.diag(("params", name), f"param '{name}' is never read",
-                     "no expression reads params." + str(name) + ": a --set or a variant "
+    return [src.diag(("params", name), f"param '{cut(str(name))}' is never read",
+                     "no expression reads params." + cut(str(name)) + ": a --set or a variant "
                      "that changes it changes nothing; use it or remove it", key=True)
             for name in params if str(name) not in read]
 
@@ -72,7 +72,7 @@ def _unset_vars(src: Source, data: dict) -> list[Diagnostic]:
             targets = node.get(key)
             if isinstance(targets, dict):
                 written |= {str(t).rsplit(".", 1)[-1].strip() for t in targets}
-    return [src.diag(("vars", name), f"var '{name}' is never set",
+    return [src.diag(("vars", name), f"var '{cut(str(name))}' is never set",
                      "no `set:` or `add:` step changes it, so it keeps its `init:` value: "
                      "set it somewhere, or make it a param or a `define:`", key=True)
             for name in decls if str(name) not in written]
@@ -84,7 +84,7 @@ def _unrun_procedures(src: Source, data: dict) -> list[Diagnostic]:
     if not isinstance(procedures, dict):
         return []
     runs = {str(node["run"]) for _path, node in _nodes(data) if isinstance(node.get("run"), str)}
-    return [src.diag(("flow", "procedures", name), f"procedure '{name}' is never run",
+    return [src.diag(("flow", "procedures", name), f"procedure '{cut(str(name))}' is never run",
                      "no `run:` step names it, so its steps never happen: `run:` it where "
                      "it belongs, or remove it", key=True)
             for name in procedures if str(name) not in runs]
@@ -107,8 +107,8 @@ def _merged_options(src: Source, data: dict) -> list[Diagnostic]:
         for name in _BOUND.findall(node["for"]):
             if name not in used:
                 out.append(src.diag(path + ("label",), f"options that differ only in "
-                                    f"'{name}' get the same label; only the first of them "
-                                    "is offered",
-                                    f"put {{{name}}} (or what it decides) in the label, if "
+                                    f"'{cut(name)}' get the same label; only the first of "
+                                    "them is offered",
+                                    f"put {{{cut(name)}}} (or what it decides) in the label, if "
                                     "they should be separate choices"))
     return out
