@@ -44,9 +44,18 @@ BOTS = ("greedy", "mcts", "random")
 DEFAULT_OPPONENT = "mcts:500:1s"
 #: the rollout policies of `mcts`
 ROLLOUTS = ("random", "greedy")
-#: the shape of a spec, for the game-file schema (`levels[].bots`); `make` checks ranges
-SPEC_PATTERN = (r"^\s*(random|greedy|mcts(:([1-9][0-9]{0,5}|[0-9]*\.?[0-9]+s|random|greedy))"
-                r"{0,3})\s*$")
+#: an iteration budget, 1 to MAX_ITERATIONS (10000): the same shape in `make` and the schema
+_ITERATIONS = r"[1-9][0-9]{0,3}|10000"
+#: a time budget, more than 0 and at most MAX_SECONDS (10) seconds: `0.5s`, `.5s`, `10s`
+_SECONDS = r"(0*[1-9](\.[0-9]*)?|0*10(\.0*)?|0*\.[0-9]*[1-9][0-9]*)s"
+#: the shape of a spec, for the game-file schema (`levels[].bots`): with the budgets' caps,
+#: so that a file asking for more is a located error when it is validated or loaded
+SPEC_PATTERN = (rf"^\s*(random|greedy|mcts(:({_ITERATIONS}|{_SECONDS}|random|greedy)){{0,3}})"
+                r"\s*$")
+#: what a spec may be, in words: the hint of the schema's error for a bad one
+SPEC_SUMMARY = (f"random, greedy or mcts[:BUDGET][:ROLLOUT] (mcts:400, mcts:0.5s, "
+                f"mcts:2000:1s); a budget is at most {MAX_ITERATIONS} iterations and "
+                f"{MAX_SECONDS:g} seconds a move")
 
 _SPEC_HELP = ("a bot is random, greedy or mcts; mcts takes a budget of iterations, "
               "seconds or both (whichever ends first) and a rollout policy, e.g. mcts:400, "
@@ -60,10 +69,14 @@ def known_bots() -> list[str]:
 
 def _budget(text: str, spec: str) -> tuple[int | None, float | None]:
     """`400` -> 400 iterations; `0.5s` -> 0.5 seconds; anything else is an error."""
-    if re.fullmatch(r"[0-9]+", text) and 1 <= int(text) <= MAX_ITERATIONS:
+    if re.fullmatch(_ITERATIONS, text):
         return int(text), None
-    if re.fullmatch(r"[0-9]*\.?[0-9]+s", text) and 0 < float(text[:-1]) <= MAX_SECONDS:
+    if re.fullmatch(_SECONDS, text):
         return None, float(text[:-1])
+    if re.fullmatch(r"[0-9]+", text) and int(text) > MAX_ITERATIONS or (
+            re.fullmatch(r"[0-9]*\.?[0-9]+s", text) and float(text[:-1]) > MAX_SECONDS):
+        raise RulekitError(f"budget {text!r} in bot {spec!r} is too large: a bot thinks at most "
+                           f"{MAX_ITERATIONS} iterations or {MAX_SECONDS:g} seconds a move")
     raise RulekitError(f"bad budget {text!r} in bot {spec!r}: expected iterations from 1 to "
                        f"{MAX_ITERATIONS} (mcts:400) or seconds up to {MAX_SECONDS:g} "
                        f"(mcts:0.5s)")
@@ -120,5 +133,6 @@ def check_spec(spec: str) -> str:
     return spec.strip().lower()
 
 
-__all__ = ["BOTS", "DEFAULT_OPPONENT", "Bot", "GreedyAgent", "MctsBot", "RandomAgent",
-           "SPEC_PATTERN", "check_spec", "known_bots", "make"]
+__all__ = ["BOTS", "DEFAULT_OPPONENT", "MAX_ITERATIONS", "MAX_SECONDS", "Bot", "GreedyAgent",
+           "MctsBot", "RandomAgent", "SPEC_PATTERN", "SPEC_SUMMARY", "check_spec", "known_bots",
+           "make"]

@@ -62,9 +62,11 @@ PLAYOUT_DECISIONS = 8
 PRIOR_WEIGHT = 1.0
 #: the iterations of a bare `mcts`
 DEFAULT_ITERATIONS = 200
-#: the largest budgets a spec may ask for
-MAX_ITERATIONS = 1_000_000
-MAX_SECONDS = 600.0
+#: the largest budgets a spec may ask for (`--bots`, a file's levels, the ladder), so that
+#: a typo or a file cannot make a bot think for hours: 10,000 iterations take a few
+#: seconds a decision on a 2-core machine, and no game needs more than 10 seconds a move
+MAX_ITERATIONS = 10_000
+MAX_SECONDS = 10.0
 
 
 class _Node:
