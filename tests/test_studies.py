@@ -296,6 +296,61 @@ def test_a_worker_that_dies_loses_no_games(cluster) -> None:
     assert r == local and r["games"] == 200
 
 
+def listening_ports(pids: list[int] | None = None) -> set[int]:
+    """The TCP ports this process, or these processes, listen on."""
+    psutil = pytest.importorskip("psutil")
+    ports = set()
+    for pid in pids or [os.getpid()]:
+        try:
+            process = psutil.Process(pid)
+            ports |= {c.laddr.port for c in process.net_connections("tcp")
+                      if c.status == psutil.CONN_LISTEN}
+        except psutil.NoSuchProcess:
+            pass
+    return ports
+
+
+def test_dask_local_is_a_cluster_no_one_else_can_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any user of the machine could submit code to the old `--dask local` cluster (plain
+    TCP, no key) and read its dashboard; now only the study's own client gets in."""
+    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("cryptography")
+    from distributed.comm.core import CommClosedError
+
+    from rulekit.studies import cluster as cluster_module
+
+    made = cluster_module.local_cluster
+    before = listening_ports()
+    seen: list[str] = []
+
+    def attacked(module):
+        cluster = made(module)
+        address = cluster.scheduler_address
+        seen.append(address)
+        assert address.startswith("tls://127.0.0.1:")
+        # a client with no key, or with a key of its own, or over plain TCP, gets nowhere
+        with pytest.raises(TypeError, match="TLS"):
+            distributed.Client(address, timeout="3s")
+        with pytest.raises(CommClosedError):
+            distributed.Client(address, timeout="3s", security=distributed.Security.temporary())
+        with pytest.raises((CommClosedError, OSError)):
+            distributed.Client("tcp://" + address[len("tls://"):], timeout="3s")
+        # every port the cluster opened speaks TLS: no dashboard, no web page of a worker
+        info = cluster.scheduler_info["workers"]
+        tls = {address, *info, *(w["nanny"] for w in info.values())}
+        assert all(a.startswith("tls://") for a in tls)
+        workers = [nanny.process.process.pid for nanny in cluster.workers.values()]
+        opened = (listening_ports() - before) | listening_ports(workers)
+        assert opened == {int(a.rsplit(":", 1)[1]) for a in tls}
+        return cluster
+
+    monkeypatch.setattr(cluster_module, "local_cluster", attacked)
+    args = ("simulate", QWIXX, "--players", "3", "--games", "30", "--seed", "5")
+    assert report(*args, "--dask", "local") == report(*args, "--jobs", "1")
+    assert len(seen) == 1
+    assert listening_ports() - before == set()  # and it is gone when the study ends
+
+
 def test_an_unreachable_scheduler_is_one_message() -> None:
     result = run("simulate", QWIXX, "--games", "2", "--dask", "tcp://127.0.0.1:9")
     assert result.exit_code == 1
