@@ -359,13 +359,16 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
         base = parse_set_options(list(sets)) if sets else {}
         import rulekit
 
+        path = resolve_game(file)  # a shipped game's name, as every command takes
+
         def load(values: dict) -> Any:
-            return rulekit.load_game(file, overrides=base | values, extends_roots=extends_roots)
+            return rulekit.load_game(path, overrides=base | values, extends_roots=extends_roots)
 
         first = load({k: v[0] for k, v in points.items()})
         command.run_study(sweep.sweep, load=load, vary=points, players=_players(first, players),
                           render=text.format_sweep,
                           after=lambda r: csv_file and sweep.write_csv(csv_file, r),
+                          outputs=[("--csv", csv_file)],
                           draw=lambda path, r, t: plot.plot_sweep(path, r, r["game"]),
                           **study)
 

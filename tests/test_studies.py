@@ -256,6 +256,49 @@ def test_a_plot_without_matplotlib_or_of_another_format_is_one_message(
     assert not (tmp_path / "x.png").exists() and "games" not in result.output
 
 
+STUDIES = {
+    "simulate": ("simulate", QWIXX),
+    "compare": ("compare", QWIXX, "--set-b", "penalty_points=9"),
+    "sweep": ("sweep", QWIXX, "--vary", "penalty_points=[3, 8]"),
+}
+
+
+@pytest.mark.parametrize(("study", "option", "name"), [
+    ("simulate", "--plot", "figures.png"), ("simulate", "--games-out", "games.jsonl"),
+    ("compare", "--plot", "figures.svg"), ("compare", "--games-out", "games.jsonl"),
+    ("sweep", "--plot", "figures.png"), ("sweep", "--games-out", "games.jsonl"),
+    ("sweep", "--csv", "table.csv"),
+])
+def test_an_output_that_cannot_be_written_is_said_before_any_game(
+        tmp_path: Path, study: str, option: str, name: str) -> None:
+    """Before, a study played every game and then died with a traceback on its --plot or
+    --csv; a million games show that nothing is played before the message now."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("kept\n")
+    places = {
+        tmp_path / "missing" / name: f"the folder {tmp_path / 'missing'} does not exist",
+        a_file / name: f"{a_file} is a file, not a folder",
+        Path("/proc") / name: "cannot be written",  # a folder no one may write in
+    }
+    for path, why in places.items():
+        started = time.monotonic()
+        result = run(*STUDIES[study], "--games", "1000000", "--jobs", "1", option, path)
+        assert result.exit_code == 1, result.output
+        [line] = result.stderr.strip().splitlines()  # one line, and no report
+        assert line.startswith(f"error: {option} {path}: {why}") and result.stdout == ""
+        assert time.monotonic() - started < 20
+    assert a_file.read_text() == "kept\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # nothing left behind
+
+
+def test_an_existing_output_file_is_written_over_after_the_check(tmp_path: Path) -> None:
+    table = tmp_path / "table.csv"
+    table.write_text("old\n")
+    result = run(*STUDIES["sweep"], "--games", "4", "--csv", table)
+    assert result.exit_code == 0, result.output
+    assert table.read_text().startswith("penalty_points,")
+
+
 # ---- Dask -------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cluster():
