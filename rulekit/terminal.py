@@ -617,8 +617,9 @@ def pause(text: str) -> None:
 def describe_entry(entry: dict, name: Any, secret: frozenset[str],
                    observer: bool = False) -> str:
     """A log entry as one line of text: a chance outcome (a secret one only as done), a
-    decision with the name `name(seat)` gives its seat, a `say` line (one to a single
-    player marked so for an `observer`, who sees every seat's lines)."""
+    decision with the name `name(seat)` gives its seat (one `log_for` masks as not told
+    yet), a `say` line (one to a single player marked so for an `observer`, who sees every
+    seat's lines)."""
     if "chance" in entry:
         chance = entry["chance"]
         if chance in secret:
@@ -631,6 +632,8 @@ def describe_entry(entry: dict, name: Any, secret: frozenset[str],
             if len(text) > 80 and isinstance(outcome, list):
                 text = f"{len(outcome)} items"
         return printable(f"{chance}: {text}")
+    if entry.get("hidden"):  # another seat's choice in a window not resolved (`log_for`)
+        return printable(f"{name(entry.get('seat'))}: has chosen (shown when everyone has)")
     if "action" in entry:
         forced = " (forced)" if entry.get("forced") else ""
         return printable(f"{name(entry.get('seat'))}: {entry['action']}{forced}")
