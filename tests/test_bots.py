@@ -67,6 +67,10 @@ def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rol
     ("mcts:1s:2s", "one of iterations and one of seconds at most"),
     ("mcts:greedy:random", "two rollout policies"),
     ("greedy:5", "bot greedy takes no options"),
+    ("openspiel-mcts:100000", "budget '100000' in bot 'openspiel-mcts:100000' is too large: "
+                              "openspiel-mcts thinks at most 1000 simulations a move"),
+    ("openspiel-mcts:0", "simulations from 1 to 1000"),
+    ("openspiel-mcts:5:5", "simulations from 1 to 1000"),
 ])
 def test_bad_specs_say_what_is_wrong(spec, message) -> None:
     with pytest.raises(RulekitError) as err:

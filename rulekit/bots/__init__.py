@@ -42,6 +42,8 @@ BOTS = ("greedy", "mcts", "random")
 #: the search bot at a budget that decides within a few tenths of a second on a 2-core
 #: machine, and stops at a second whatever the machine
 DEFAULT_OPPONENT = "mcts:500:1s"
+#: the largest budget of `openspiel-mcts` (about 10 seconds a move on a 2-core machine)
+OPENSPIEL_MAX_SIMULATIONS = 1000
 #: the rollout policies of `mcts`
 ROLLOUTS = ("random", "greedy")
 #: an iteration budget, 1 to MAX_ITERATIONS (10000): the same shape in `make` and the schema
@@ -82,6 +84,17 @@ def _budget(text: str, spec: str) -> tuple[int | None, float | None]:
                        f"(mcts:0.5s)")
 
 
+def _check_simulations(options: list[str], spec: str) -> None:
+    """`openspiel-mcts[:SIMULATIONS]` within OPENSPIEL_MAX_SIMULATIONS: a simulation of
+    OpenSpiel's search costs some 30 of `mcts`'s iterations, so the same seconds a move."""
+    if len(options) > 1 or (options and not re.fullmatch(r"0*[1-9][0-9]*", options[0])):
+        raise RulekitError(f"bad bot {spec!r}: openspiel-mcts takes a number of simulations "
+                           f"from 1 to {OPENSPIEL_MAX_SIMULATIONS}, e.g. openspiel-mcts:400")
+    if options and int(options[0]) > OPENSPIEL_MAX_SIMULATIONS:
+        raise RulekitError(f"budget {options[0]!r} in bot {spec!r} is too large: openspiel-mcts "
+                           f"thinks at most {OPENSPIEL_MAX_SIMULATIONS} simulations a move")
+
+
 def make(spec: str, seed: int | None = None) -> Bot:
     """A fresh bot from its spec (`random`, `greedy`, `mcts:400`, `mcts:2000:1s`,
     `mcts:0.5s:greedy`).
@@ -95,6 +108,8 @@ def make(spec: str, seed: int | None = None) -> Bot:
     name, *options = text.split(":") if text else [""]
     if name == "openspiel-mcts":  # OpenSpiel's MCTS, with the optional extra rulekit[openspiel]
         from rulekit.interop.openspiel_bot import make as make_openspiel
+
+        _check_simulations(options, spec.strip())
 
         return make_openspiel(options, spec.strip(), random.Random(seed))
     if name not in BOTS:
