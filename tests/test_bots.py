@@ -131,6 +131,23 @@ def test_an_absurd_budget_is_one_message_from_every_command(command) -> None:
     assert "Traceback" not in result.output and time.monotonic() - started < 30
 
 
+def test_a_bot_from_a_spec_stops_at_the_ceiling_whatever_its_iterations(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """mcts:10000:greedy takes minutes a Qwixx move; a spec's bot stops at MAX_SECONDS
+    (made small here), while a bot made in Python without a ceiling runs its budget."""
+    monkeypatch.setattr(rulekit.bots, "MAX_SECONDS", 0.3)
+    state = rulekit.load_game(QWIXX).new_game(players=5, seed=3)
+    state.resolve_chance(qwixx_roll(3, 4, red=2, yellow=5))
+    bot = make("mcts:10000:greedy", seed=1)
+    started = time.monotonic()
+    assert bot.choose(state).label in {a.label for a in state.legal_actions()}
+    assert time.monotonic() - started < 3
+    assert 0 < sum(s["visits"] for s in bot.stats.values()) < 10000
+    small = MctsBot(iterations=30)
+    small.choose(state, random.Random(1))
+    assert sum(s["visits"] for s in small.stats.values()) == 30
+
+
 @pytest.mark.parametrize("bot", ["mcts:999999", "mcts:3600s", "mcts:500:11s", "mcts:0s"])
 def test_a_level_asking_for_an_absurd_budget_is_a_located_error(tmp_path, bot) -> None:
     file = tmp_path / "slow.yaml"

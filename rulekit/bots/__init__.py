@@ -139,7 +139,7 @@ def make(spec: str, seed: int | None = None) -> Bot:
     if iterations is None and seconds is None:
         iterations = DEFAULT_ITERATIONS
     return MctsBot(iterations=iterations, seconds=seconds, rollout=rollout or "random",
-                   rng=rng, name=text)
+                   rng=rng, name=text, ceiling=MAX_SECONDS)
 
 
 def check_spec(spec: str) -> str:
