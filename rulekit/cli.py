@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from rulekit.agents import known_agents, make_agent
-from rulekit.bots import DEFAULT_OPPONENT
+from rulekit.bots import DEFAULT_OPPONENT, MAX_ITERATIONS, MAX_SECONDS
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.files import expand, load_stdin, resolve_game
 from rulekit.terminal import (
@@ -359,13 +359,16 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
         base = parse_set_options(list(sets)) if sets else {}
         import rulekit
 
+        path = resolve_game(file)  # a shipped game's name, as every command takes
+
         def load(values: dict) -> Any:
-            return rulekit.load_game(file, overrides=base | values, extends_roots=extends_roots)
+            return rulekit.load_game(path, overrides=base | values, extends_roots=extends_roots)
 
         first = load({k: v[0] for k, v in points.items()})
         command.run_study(sweep.sweep, load=load, vary=points, players=_players(first, players),
                           render=text.format_sweep,
                           after=lambda r: csv_file and sweep.write_csv(csv_file, r),
+                          outputs=[("--csv", csv_file)],
                           draw=lambda path, r, t: plot.plot_sweep(path, r, r["game"]),
                           **study)
 
@@ -442,9 +445,10 @@ class _Recorder(LogFile):
 @click.option(
     "--bots", default=None, callback=_parse_opponents,
     help=f"your opponents, comma-separated, assigned to seats in turn ({', '.join(known_agents())}"
-         f"; mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s)  [default: "
-         f"the file's levels; else {DEFAULT_OPPONENT}, about a second a move at most; random "
-         f"with --auto]")
+         f"; mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s; at most "
+         f"{MAX_ITERATIONS} iterations or {MAX_SECONDS:g} seconds a move); given, they replace "
+         f"the bots of the file's levels too  [default: the file's levels; else "
+         f"{DEFAULT_OPPONENT}, about a second a move at most; random with --auto]")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="seed of the deal and of every roll  [default: a fresh one each game; "
                    "shown when the game is over and written to the log]")
@@ -491,8 +495,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
             has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"
             raise click.BadParameter(f"{printable(game.name)} {has}", param_hint="'--level'")
         if game.levels:
-            play_levels(game, n, seat, human, bots or ["random"], seed, first_level or 1,
-                        paint, log)
+            play_levels(game, n, seat, human, bots, seed, first_level or 1, paint, log)
             return
         if bots is None:
             bots = ["random" if auto else DEFAULT_OPPONENT]

@@ -617,8 +617,9 @@ def pause(text: str) -> None:
 def describe_entry(entry: dict, name: Any, secret: frozenset[str],
                    observer: bool = False) -> str:
     """A log entry as one line of text: a chance outcome (a secret one only as done), a
-    decision with the name `name(seat)` gives its seat, a `say` line (one to a single
-    player marked so for an `observer`, who sees every seat's lines)."""
+    decision with the name `name(seat)` gives its seat (one `log_for` masks as not told
+    yet), a `say` line (one to a single player marked so for an `observer`, who sees every
+    seat's lines)."""
     if "chance" in entry:
         chance = entry["chance"]
         if chance in secret:
@@ -631,6 +632,8 @@ def describe_entry(entry: dict, name: Any, secret: frozenset[str],
             if len(text) > 80 and isinstance(outcome, list):
                 text = f"{len(outcome)} items"
         return printable(f"{chance}: {text}")
+    if entry.get("hidden"):  # another seat's choice in a window not resolved (`log_for`)
+        return printable(f"{name(entry.get('seat'))}: has chosen (shown when everyone has)")
     if "action" in entry:
         forced = " (forced)" if entry.get("forced") else ""
         return printable(f"{name(entry.get('seat'))}: {entry['action']}{forced}")
@@ -729,14 +732,16 @@ def end_reason_text(state: Any) -> str:
     return f"{reason} ({rule})" if rule and rule != reason else reason
 
 
-def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str], seed: int,
-                 first: int, paint: Paint, log: LogFile) -> None:
+def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str] | None,
+                 seed: int, first: int, paint: Paint, log: LogFile) -> None:
     """Play the file's levels in turn, for the person at `seat`.
 
     A level passes when that seat's score is greater than the level's `min_score`; then
     the next level starts. Failing a level, or passing the last, ends the series with a
-    summary. A level's `bots` (a name or a list, one per computer seat in turn) replace
-    `--bots`; every level is a new game with its own seed derived from `seed`.
+    summary. `bots` (the person's `--bots`) replace every level's bots, so that a person
+    picks the opponents whatever the file says; else a level's `bots` (a name or a list, one
+    per computer seat in turn) play, or `random` for a level without; every level is a new
+    game with its own seed derived from `seed`.
     """
     from rulekit.levels import levels
     from rulekit.simulate import derive_seed
@@ -745,7 +750,7 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
     results: list[tuple[Any, int]] = []
     for level in series[first - 1:]:
         i, name = level.number, printable(level.name)
-        agents, who = seat_agents(n, human, level.bots or bots)
+        agents, who = seat_agents(n, human, bots or level.bots or ["random"])
         level_seed = level.seed(seed)
         click.echo("")
         for line in wrap(f"=== {game.name}, level {i} of {level.of}: {name}; score more "

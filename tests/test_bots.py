@@ -38,6 +38,9 @@ def qwixx_roll(w1: int, w2: int, red: int = 1, yellow: int = 1, green: int = 1,
     ("mcts:200:greedy", 200, None, "greedy"),
     ("mcts:greedy:2s", None, 2.0, "greedy"),
     ("mcts:2000:1s", 2000, 1.0, "random"),
+    ("mcts:10000:10s", 10000, 10.0, "random"),   # the largest budgets
+    ("mcts:.25s", None, 0.25, "random"),
+    ("mcts:010.0s", None, 10.0, "random"),
 ])
 def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rollout) -> None:
     bot = make(spec, seed=1)
@@ -54,12 +57,20 @@ def test_mcts_specs_give_their_budget_and_rollout(spec, iterations, seconds, rol
     ("mcts:lots", "bad budget 'lots'"),
     ("mcts:0s", "bad budget '0s'"),
     ("mcts:nans", "bad budget 'nans'"),
-    ("mcts:9999s", "seconds up to 600 (mcts:0.5s)"),
-    ("mcts:5000000", "iterations from 1 to 1000000"),
+    ("mcts:9999s", "budget '9999s' in bot 'mcts:9999s' is too large: a bot thinks at most "
+                   "10000 iterations or 10 seconds a move"),
+    ("mcts:5000000", "'5000000' in bot 'mcts:5000000' is too large"),
+    ("mcts:10001", "is too large"),
+    ("mcts:10.5s", "is too large"),
+    ("mcts:0.0s", "bad budget '0.0s'"),
     ("mcts:10:20", "two budgets in bot 'mcts:10:20'"),
     ("mcts:1s:2s", "one of iterations and one of seconds at most"),
     ("mcts:greedy:random", "two rollout policies"),
     ("greedy:5", "bot greedy takes no options"),
+    ("openspiel-mcts:100000", "budget '100000' in bot 'openspiel-mcts:100000' is too large: "
+                              "openspiel-mcts thinks at most 1000 simulations a move"),
+    ("openspiel-mcts:0", "simulations from 1 to 1000"),
+    ("openspiel-mcts:5:5", "simulations from 1 to 1000"),
 ])
 def test_bad_specs_say_what_is_wrong(spec, message) -> None:
     with pytest.raises(RulekitError) as err:
@@ -101,6 +112,74 @@ def test_a_level_may_name_a_search_bot_and_a_bad_one_is_a_located_error(tmp_path
     with pytest.raises(rulekit.GameFileError) as err:
         rulekit.load_game(bad)
     assert "mcts:fast" in str(err.value)
+
+
+@pytest.mark.parametrize("command", [
+    ["play", str(QWIXX), "--auto"],
+    ["simulate", str(QWIXX), "--games", "1"],
+    ["compare", str(QWIXX), "--set-b", "penalty_points=10", "--games", "1"],
+    ["ladder", str(QWIXX), "--games", "1", "--bots", "random,mcts:999999"],
+])
+def test_an_absurd_budget_is_one_message_from_every_command(command) -> None:
+    """`mcts:999999` would think for minutes a move, hours a game: refused before a game."""
+    args = command if "--bots" in command else [*command, "--bots", "greedy,mcts:999999"]
+    started = time.monotonic()
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert "'999999' in bot 'mcts:999999' is too large" in result.output
+    assert "at most 10000 iterations or 10 seconds a move" in result.output
+    assert "Traceback" not in result.output and time.monotonic() - started < 30
+
+
+def test_a_bot_from_a_spec_stops_at_the_ceiling_whatever_its_iterations(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """mcts:10000:greedy takes minutes a Qwixx move; a spec's bot stops at MAX_SECONDS
+    (made small here), while a bot made in Python without a ceiling runs its budget."""
+    monkeypatch.setattr(rulekit.bots, "MAX_SECONDS", 0.3)
+    state = rulekit.load_game(QWIXX).new_game(players=5, seed=3)
+    state.resolve_chance(qwixx_roll(3, 4, red=2, yellow=5))
+    bot = make("mcts:10000:greedy", seed=1)
+    started = time.monotonic()
+    assert bot.choose(state).label in {a.label for a in state.legal_actions()}
+    assert time.monotonic() - started < 3
+    assert 0 < sum(s["visits"] for s in bot.stats.values()) < 10000
+    small = MctsBot(iterations=30)
+    small.choose(state, random.Random(1))
+    assert sum(s["visits"] for s in small.stats.values()) == 30
+
+
+@pytest.mark.parametrize("bot", ["mcts:999999", "mcts:3600s", "mcts:500:11s", "mcts:0s"])
+def test_a_level_asking_for_an_absurd_budget_is_a_located_error(tmp_path, bot) -> None:
+    file = tmp_path / "slow.yaml"
+    file.write_text((GAMES / "qwixx.yaml").read_text()
+                    + f"\nlevels:\n  - {{min_score: 0, bots: [{bot}]}}\n")
+    with pytest.raises(rulekit.GameFileError):
+        rulekit.load_game(file)
+    for command in (["validate", str(file)], ["play", str(file)]):
+        result = CliRunner().invoke(main, command, input="quit\n")
+        assert result.exit_code == 1, result.output
+        line = next(ln for ln in result.output.splitlines() if bot in ln)
+        assert line.startswith(f"{file}:") and f"'{bot}' is not a valid bot" in line
+        assert "at most 10000 iterations and 10 seconds a move" in result.output
+        assert "Traceback" not in result.output
+
+
+def test_bots_given_to_play_replace_the_bots_of_a_files_levels(tmp_path) -> None:
+    file = tmp_path / "series.yaml"
+    file.write_text((GAMES / "qwixx.yaml").read_text()
+                    + "\nlevels:\n  - {min_score: 0, bots: [mcts:10000]}\n")
+    out = CliRunner().invoke(main, ["play", str(file), "--seed", "1", "--bots", "greedy"],
+                             input="quit\n").output
+    assert "player 1 (greedy)" in out and "mcts" not in out
+    out = CliRunner().invoke(main, ["play", str(file), "--auto", "--seed", "1",
+                                    "--bots", "random"]).output
+    assert "player 0 (random), player 1 (random)" in out and "mcts" not in out
+    assert "level 1 (level 1)" in out  # the level was played to its end
+    # without --bots the level's own bots play
+    out = CliRunner().invoke(main, ["play", str(file), "--seed", "1"], input="quit\n").output
+    assert "player 1 (mcts:10000)" in out
+    assert "replace the bots of the file's levels" in " ".join(
+        CliRunner().invoke(main, ["play", "--help"]).output.split())
 
 
 # ---- the search bot -------------------------------------------------------------------------

@@ -340,3 +340,87 @@ def test_choices_made_in_a_window_are_hidden_from_the_copies_of_later_seats() ->
     assert copies[0].view(None) == copies[1].view(None)
     # the real game is untouched: seat 0's cross is still its choice
     assert crossed.log[-1] == {"seat": 0, "action": "red 7"}
+
+
+# ---- the log a seat reads while a window is open ------------------------------------------------
+WHITE_SIX = {"white1": 3, "white2": 3, "red": 1, "yellow": 2, "green": 5, "blue": 4}
+
+
+def window_open() -> rulekit.State:
+    """Qwixx, 3 players, the white dice show 6: seat 0 has crossed green 6, seat 1 decides."""
+    state = rulekit.load_game(QWIXX).new_game(players=3, seed=1)
+    state.resolve_chance(WHITE_SIX)
+    state.apply("green 6")
+    assert state.current_player == 1
+    return state
+
+
+def test_log_for_masks_what_others_chose_until_the_window_resolves() -> None:
+    """Before, `log_for(1)` told seat 1 that seat 0 crossed green 6 while seat 1 still had
+    to decide; only callers that also read `hidden_choices` kept it back."""
+    state = window_open()
+    hidden = {"seat": 0, "hidden": True}
+    for seat in (1, 2):
+        assert state.log_for(seat)[-1] == hidden
+        assert "green 6" not in json.dumps(state.log_for(seat))
+    assert state.log_for(0)[-1] == {"seat": 0, "action": "green 6"}  # its own choice
+    assert state.log_for(None)[-1] == {"seat": 0, "action": "green 6"}  # an observer's
+    state.apply("red 6")
+    assert state.log_for(1)[-2:] == [hidden, {"seat": 1, "action": "red 6"}]
+    assert state.log_for(2)[-2:] == [hidden, {"seat": 1, "hidden": True}]
+    assert state.log_for(0)[-1] == {"seat": 1, "hidden": True}
+    # the last seat decides, the window resolves: every choice shows, to every seat,
+    # though each seat's log was read (and kept) while it was open
+    state.apply("pass")
+    told = [{"seat": 0, "action": "green 6"}, {"seat": 1, "action": "red 6"},
+            {"seat": 2, "action": "pass"}]
+    for seat in (None, 0, 1, 2):
+        assert state.log_for(seat)[1:4] == told
+    # what a person is shown says the same: chosen, and shown when everyone has
+    from rulekit.terminal import describe_entry
+
+    assert describe_entry(hidden, lambda p: f"player {p}", frozenset()) == (
+        "player 0: has chosen (shown when everyone has)")
+
+
+def test_log_for_is_the_log_read_afresh_at_every_move_of_bots_games() -> None:
+    """Kept per seat and extended as the log grows, it equals the log with the choices
+    `hidden_choices` names masked, at every decision of a few games."""
+    game = rulekit.load_game(QWIXX)
+    windows = 0
+    for seed in range(3):
+        state = game.new_game(players=3, seed=seed)
+        moves = random.Random(seed)
+        while not state.is_over:
+            if state.is_chance:
+                state.resolve_chance()
+                continue
+            for seat in range(3):
+                masked = set(state.hidden_choices(seat))
+                windows += bool(masked)
+                fresh = [{"seat": e["seat"], "hidden": True} if i in masked else e
+                         for i, e in enumerate(state.log)]
+                assert state.log_for(seat) == fresh
+            state.apply(moves.choice(state.legal_actions()))
+    assert windows > 0
+
+
+def test_a_search_bot_still_decides_in_a_window_and_its_games_replay(tmp_path: Path) -> None:
+    state = window_open()
+    copy = state.determinize(1, random.Random(3))
+    # the copy holds an imagined choice of seat 0 (no mask), so its window plays on
+    assert "action" in copy.log[-1] and copy.log[-1]["seat"] == 0
+    assert not any(e.get("hidden") for e in copy.log + copy.log_for(1))
+    copy.apply("pass")
+    copy.apply("pass")
+    copy.playout(random.Random(1))
+    assert copy.is_over
+    bot = rulekit.bots.make("mcts:30", seed=1)
+    assert bot.choose(state).label in {a.label for a in state.legal_actions()}
+    # a whole game of search bots, logged and replayed move for move
+    log = tmp_path / "game.jsonl"
+    played = run("play", str(QWIXX), "--auto", "--bots", "mcts:10", "--seed", "4",
+                 "--log", str(log))
+    assert played.exit_code == 0, played.output
+    replayed = run("replay", str(log), "--game", str(QWIXX))
+    assert replayed.exit_code == 0, replayed.output

@@ -256,6 +256,49 @@ def test_a_plot_without_matplotlib_or_of_another_format_is_one_message(
     assert not (tmp_path / "x.png").exists() and "games" not in result.output
 
 
+STUDIES = {
+    "simulate": ("simulate", QWIXX),
+    "compare": ("compare", QWIXX, "--set-b", "penalty_points=9"),
+    "sweep": ("sweep", QWIXX, "--vary", "penalty_points=[3, 8]"),
+}
+
+
+@pytest.mark.parametrize(("study", "option", "name"), [
+    ("simulate", "--plot", "figures.png"), ("simulate", "--games-out", "games.jsonl"),
+    ("compare", "--plot", "figures.svg"), ("compare", "--games-out", "games.jsonl"),
+    ("sweep", "--plot", "figures.png"), ("sweep", "--games-out", "games.jsonl"),
+    ("sweep", "--csv", "table.csv"),
+])
+def test_an_output_that_cannot_be_written_is_said_before_any_game(
+        tmp_path: Path, study: str, option: str, name: str) -> None:
+    """Before, a study played every game and then died with a traceback on its --plot or
+    --csv; a million games show that nothing is played before the message now."""
+    a_file = tmp_path / "a-file"
+    a_file.write_text("kept\n")
+    places = {
+        tmp_path / "missing" / name: f"the folder {tmp_path / 'missing'} does not exist",
+        a_file / name: f"{a_file} is a file, not a folder",
+        Path("/proc") / name: "cannot be written",  # a folder no one may write in
+    }
+    for path, why in places.items():
+        started = time.monotonic()
+        result = run(*STUDIES[study], "--games", "1000000", "--jobs", "1", option, path)
+        assert result.exit_code == 1, result.output
+        [line] = result.stderr.strip().splitlines()  # one line, and no report
+        assert line.startswith(f"error: {option} {path}: {why}") and result.stdout == ""
+        assert time.monotonic() - started < 20
+    assert a_file.read_text() == "kept\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]  # nothing left behind
+
+
+def test_an_existing_output_file_is_written_over_after_the_check(tmp_path: Path) -> None:
+    table = tmp_path / "table.csv"
+    table.write_text("old\n")
+    result = run(*STUDIES["sweep"], "--games", "4", "--csv", table)
+    assert result.exit_code == 0, result.output
+    assert table.read_text().startswith("penalty_points,")
+
+
 # ---- Dask -------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cluster():
@@ -294,6 +337,61 @@ def test_a_worker_that_dies_loses_no_games(cluster) -> None:
     assert killed
     r.pop("seconds"), local.pop("seconds")
     assert r == local and r["games"] == 200
+
+
+def listening_ports(pids: list[int] | None = None) -> set[int]:
+    """The TCP ports this process, or these processes, listen on."""
+    psutil = pytest.importorskip("psutil")
+    ports = set()
+    for pid in pids or [os.getpid()]:
+        try:
+            process = psutil.Process(pid)
+            ports |= {c.laddr.port for c in process.net_connections("tcp")
+                      if c.status == psutil.CONN_LISTEN}
+        except psutil.NoSuchProcess:
+            pass
+    return ports
+
+
+def test_dask_local_is_a_cluster_no_one_else_can_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any user of the machine could submit code to the old `--dask local` cluster (plain
+    TCP, no key) and read its dashboard; now only the study's own client gets in."""
+    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("cryptography")
+    from distributed.comm.core import CommClosedError
+
+    from rulekit.studies import cluster as cluster_module
+
+    made = cluster_module.local_cluster
+    before = listening_ports()
+    seen: list[str] = []
+
+    def attacked(module):
+        cluster = made(module)
+        address = cluster.scheduler_address
+        seen.append(address)
+        assert address.startswith("tls://127.0.0.1:")
+        # a client with no key, or with a key of its own, or over plain TCP, gets nowhere
+        with pytest.raises(TypeError, match="TLS"):
+            distributed.Client(address, timeout="3s")
+        with pytest.raises(CommClosedError):
+            distributed.Client(address, timeout="3s", security=distributed.Security.temporary())
+        with pytest.raises((CommClosedError, OSError)):
+            distributed.Client("tcp://" + address[len("tls://"):], timeout="3s")
+        # every port the cluster opened speaks TLS: no dashboard, no web page of a worker
+        info = cluster.scheduler_info["workers"]
+        tls = {address, *info, *(w["nanny"] for w in info.values())}
+        assert all(a.startswith("tls://") for a in tls)
+        workers = [nanny.process.process.pid for nanny in cluster.workers.values()]
+        opened = (listening_ports() - before) | listening_ports(workers)
+        assert opened == {int(a.rsplit(":", 1)[1]) for a in tls}
+        return cluster
+
+    monkeypatch.setattr(cluster_module, "local_cluster", attacked)
+    args = ("simulate", QWIXX, "--players", "3", "--games", "30", "--seed", "5")
+    assert report(*args, "--dask", "local") == report(*args, "--jobs", "1")
+    assert len(seen) == 1
+    assert listening_ports() - before == set()  # and it is gone when the study ends
 
 
 def test_an_unreachable_scheduler_is_one_message() -> None:

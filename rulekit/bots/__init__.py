@@ -42,11 +42,22 @@ BOTS = ("greedy", "mcts", "random")
 #: the search bot at a budget that decides within a few tenths of a second on a 2-core
 #: machine, and stops at a second whatever the machine
 DEFAULT_OPPONENT = "mcts:500:1s"
+#: the largest budget of `openspiel-mcts` (about 10 seconds a move on a 2-core machine)
+OPENSPIEL_MAX_SIMULATIONS = 1000
 #: the rollout policies of `mcts`
 ROLLOUTS = ("random", "greedy")
-#: the shape of a spec, for the game-file schema (`levels[].bots`); `make` checks ranges
-SPEC_PATTERN = (r"^\s*(random|greedy|mcts(:([1-9][0-9]{0,5}|[0-9]*\.?[0-9]+s|random|greedy))"
-                r"{0,3})\s*$")
+#: an iteration budget, 1 to MAX_ITERATIONS (10000): the same shape in `make` and the schema
+_ITERATIONS = r"[1-9][0-9]{0,3}|10000"
+#: a time budget, more than 0 and at most MAX_SECONDS (10) seconds: `0.5s`, `.5s`, `10s`
+_SECONDS = r"(0*[1-9](\.[0-9]*)?|0*10(\.0*)?|0*\.[0-9]*[1-9][0-9]*)s"
+#: the shape of a spec, for the game-file schema (`levels[].bots`): with the budgets' caps,
+#: so that a file asking for more is a located error when it is validated or loaded
+SPEC_PATTERN = (rf"^\s*(random|greedy|mcts(:({_ITERATIONS}|{_SECONDS}|random|greedy)){{0,3}})"
+                r"\s*$")
+#: what a spec may be, in words: the hint of the schema's error for a bad one
+SPEC_SUMMARY = (f"random, greedy or mcts[:BUDGET][:ROLLOUT] (mcts:400, mcts:0.5s, "
+                f"mcts:2000:1s); a budget is at most {MAX_ITERATIONS} iterations and "
+                f"{MAX_SECONDS:g} seconds a move")
 
 _SPEC_HELP = ("a bot is random, greedy or mcts; mcts takes a budget of iterations, "
               "seconds or both (whichever ends first) and a rollout policy, e.g. mcts:400, "
@@ -60,13 +71,28 @@ def known_bots() -> list[str]:
 
 def _budget(text: str, spec: str) -> tuple[int | None, float | None]:
     """`400` -> 400 iterations; `0.5s` -> 0.5 seconds; anything else is an error."""
-    if re.fullmatch(r"[0-9]+", text) and 1 <= int(text) <= MAX_ITERATIONS:
+    if re.fullmatch(_ITERATIONS, text):
         return int(text), None
-    if re.fullmatch(r"[0-9]*\.?[0-9]+s", text) and 0 < float(text[:-1]) <= MAX_SECONDS:
+    if re.fullmatch(_SECONDS, text):
         return None, float(text[:-1])
+    if re.fullmatch(r"[0-9]+", text) and int(text) > MAX_ITERATIONS or (
+            re.fullmatch(r"[0-9]*\.?[0-9]+s", text) and float(text[:-1]) > MAX_SECONDS):
+        raise RulekitError(f"budget {text!r} in bot {spec!r} is too large: a bot thinks at most "
+                           f"{MAX_ITERATIONS} iterations or {MAX_SECONDS:g} seconds a move")
     raise RulekitError(f"bad budget {text!r} in bot {spec!r}: expected iterations from 1 to "
                        f"{MAX_ITERATIONS} (mcts:400) or seconds up to {MAX_SECONDS:g} "
                        f"(mcts:0.5s)")
+
+
+def _check_simulations(options: list[str], spec: str) -> None:
+    """`openspiel-mcts[:SIMULATIONS]` within OPENSPIEL_MAX_SIMULATIONS: a simulation of
+    OpenSpiel's search costs some 30 of `mcts`'s iterations, so the same seconds a move."""
+    if len(options) > 1 or (options and not re.fullmatch(r"0*[1-9][0-9]*", options[0])):
+        raise RulekitError(f"bad bot {spec!r}: openspiel-mcts takes a number of simulations "
+                           f"from 1 to {OPENSPIEL_MAX_SIMULATIONS}, e.g. openspiel-mcts:400")
+    if options and int(options[0]) > OPENSPIEL_MAX_SIMULATIONS:
+        raise RulekitError(f"budget {options[0]!r} in bot {spec!r} is too large: openspiel-mcts "
+                           f"thinks at most {OPENSPIEL_MAX_SIMULATIONS} simulations a move")
 
 
 def make(spec: str, seed: int | None = None) -> Bot:
@@ -82,6 +108,8 @@ def make(spec: str, seed: int | None = None) -> Bot:
     name, *options = text.split(":") if text else [""]
     if name == "openspiel-mcts":  # OpenSpiel's MCTS, with the optional extra rulekit[openspiel]
         from rulekit.interop.openspiel_bot import make as make_openspiel
+
+        _check_simulations(options, spec.strip())
 
         return make_openspiel(options, spec.strip(), random.Random(seed))
     if name not in BOTS:
@@ -111,7 +139,7 @@ def make(spec: str, seed: int | None = None) -> Bot:
     if iterations is None and seconds is None:
         iterations = DEFAULT_ITERATIONS
     return MctsBot(iterations=iterations, seconds=seconds, rollout=rollout or "random",
-                   rng=rng, name=text)
+                   rng=rng, name=text, ceiling=MAX_SECONDS)
 
 
 def check_spec(spec: str) -> str:
@@ -120,5 +148,6 @@ def check_spec(spec: str) -> str:
     return spec.strip().lower()
 
 
-__all__ = ["BOTS", "DEFAULT_OPPONENT", "Bot", "GreedyAgent", "MctsBot", "RandomAgent",
-           "SPEC_PATTERN", "check_spec", "known_bots", "make"]
+__all__ = ["BOTS", "DEFAULT_OPPONENT", "MAX_ITERATIONS", "MAX_SECONDS", "Bot", "GreedyAgent",
+           "MctsBot", "RandomAgent", "SPEC_PATTERN", "SPEC_SUMMARY", "check_spec", "known_bots",
+           "make"]

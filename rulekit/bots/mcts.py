@@ -34,9 +34,10 @@ In a `together` window (everyone decides on the same state, the choices resolve
 afterwards) the copies imagine what earlier seats chose, which the later seat cannot see.
 
 Iteration budgets are reproducible: the same position, seed and budget give the same
-decision and the same statistics. A time budget (`mcts:0.5s`, or `mcts:500:1s` with both:
-whichever ends first) is checked between iterations, so how many run, and hence the
-decision, depends on the machine's speed.
+decision and the same statistics, as long as they end within the ceiling of a bot made
+from a spec (`MAX_SECONDS` a decision, whatever the iterations). A time budget
+(`mcts:0.5s`, or `mcts:500:1s` with both: whichever ends first) is checked between
+iterations, so how many run, and hence the decision, depends on the machine's speed.
 """
 
 from __future__ import annotations
@@ -62,9 +63,12 @@ PLAYOUT_DECISIONS = 8
 PRIOR_WEIGHT = 1.0
 #: the iterations of a bare `mcts`
 DEFAULT_ITERATIONS = 200
-#: the largest budgets a spec may ask for
-MAX_ITERATIONS = 1_000_000
-MAX_SECONDS = 600.0
+#: the largest budgets a spec may ask for (`--bots`, a file's levels, the ladder), so that
+#: a typo or a file cannot make a bot think for hours: 10,000 iterations take a few
+#: seconds a decision on a 2-core machine (with random playouts), and a bot made from a
+#: spec stops at MAX_SECONDS a decision in any case (greedy playouts cost 10 times more)
+MAX_ITERATIONS = 10_000
+MAX_SECONDS = 10.0
 
 
 class _Node:
@@ -94,11 +98,15 @@ class MctsBot:
                  rollout: str = "random", rng: random.Random | None = None,
                  name: str = "mcts", exploration: float = EXPLORATION,
                  playout_decisions: int | None = PLAYOUT_DECISIONS,
-                 prior_weight: float = PRIOR_WEIGHT) -> None:
+                 prior_weight: float = PRIOR_WEIGHT, ceiling: float | None = None) -> None:
         if iterations is None and seconds is None:
             raise ValueError("give a budget of iterations, of seconds, or both")
         self.iterations = iterations
         self.seconds = seconds
+        # seconds a decision may take whatever the budget: a bot made from a spec stops at
+        # MAX_SECONDS, so that a budget of iterations too large for the game or the
+        # machine cannot keep a person waiting for minutes
+        self.ceiling = ceiling
         self.rollout = rollout
         self.rng = rng or random.Random()
         self.name = name
@@ -139,7 +147,8 @@ class MctsBot:
         if self.prior_weight:
             root.prior = one_step_values(state, state.legal_actions())
         spread = _Spread()
-        deadline = time.perf_counter() + self.seconds if self.seconds is not None else None
+        seconds = min((t for t in (self.seconds, self.ceiling) if t is not None), default=None)
+        deadline = time.perf_counter() + seconds if seconds is not None else None
         limit = self.iterations if self.iterations is not None else -1
         done = 0
         while done != limit:

@@ -576,23 +576,41 @@ class State:
 
     def log_for(self, seat: int | None) -> list[dict]:
         """The log as `seat` may read it (all of it for an observer, None): the outcomes of
-        secret chance steps (a deal) without the outcome, and no private `say` line to
-        another seat (a tile drawn into a hidden hand)."""
+        secret chance steps (a deal) without the outcome, no private `say` line to another
+        seat (a tile drawn into a hidden hand), and, while a window of simultaneous
+        decisions has not resolved, another seat's choice in it as `{"seat": s, "hidden":
+        True}` (the seat's own choice as it is): everyone decides before seeing the
+        others' choices (`hidden_choices`), and once the window resolves every choice shows.
+
+        In a copy made by `determinize` the other seats' choices in such a window are the
+        ones the copy imagined, not secrets, and show as the copy holds them.
+        """
         if seat is None:
             return list(self.log)
         # kept per seat and extended as the log grows (the engine only appends to it): a
-        # search bot imagines the same position from the same seat at every iteration
+        # search bot imagines the same position from the same seat at every iteration.
+        # Only the part before the first masked choice is kept, so that the choices show
+        # once their window resolves.
         log = self.log
         n = len(log)
+        hidden = () if self._imagined else self.hidden_choices(seat)
+        settled = hidden[0] if hidden else n
         start, seen = self._seat_logs.get(seat, (0, []))
-        if start > n:
+        secret = self.secret_chances()
+        if start > settled:
             start, seen = 0, []
-        if start < n:
-            secret = self.secret_chances()
+        if start < settled:
             seen = seen + [{"chance": e["chance"]} if e.get("chance") in secret else e
-                           for e in log[start:] if e.get("to", seat) == seat]
-            self._seat_logs[seat] = (n, seen)
-        return list(seen)
+                           for e in log[start:settled] if e.get("to", seat) == seat]
+            self._seat_logs[seat] = (settled, seen)
+        out = list(seen)
+        for i in range(settled, n):
+            e = log[i]
+            if i in hidden:
+                out.append({"seat": e.get("seat"), "hidden": True})
+            elif e.get("to", seat) == seat:
+                out.append({"chance": e["chance"]} if e.get("chance") in secret else e)
+        return out
 
     def undisclosed(self) -> int:
         """How many of the last decisions in the log were made in a window of simultaneous

@@ -149,11 +149,9 @@ def _component() -> dict:
 
 def _levels() -> dict:
     """A series of levels for `rulekit play`: each passed level opens the next one."""
-    from rulekit.bots import SPEC_PATTERN
+    from rulekit.bots import SPEC_PATTERN, SPEC_SUMMARY
 
-    bot = {"type": "string", "pattern": SPEC_PATTERN, "title": "bot",
-           "description": "random, greedy or mcts[:BUDGET][:ROLLOUT] (mcts:400, mcts:0.5s, "
-                          "mcts:2000:1s)"}
+    bot = {"type": "string", "pattern": SPEC_PATTERN, "title": "bot", "description": SPEC_SUMMARY}
     return {
         "type": "array", "minItems": 1,
         "description": "levels played in turn by `rulekit play`; a level passes when the "

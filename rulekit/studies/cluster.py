@@ -1,7 +1,10 @@
 """Running a study's batches as tasks on a Dask cluster (optional extra `rulekit[dask]`).
 
 `--dask local` starts a cluster of one single-threaded worker process per core on this
-machine, bound to 127.0.0.1 and without a dashboard; `--dask tcp://HOST:PORT` uses the
+machine, bound to 127.0.0.1, without a dashboard, and speaking TLS with mutual
+authentication under a key made for this run alone (`Security.temporary()`): a scheduler
+runs whatever code a client submits, so without that any user of the machine could run
+code as the user of rulekit through it. `--dask tcp://HOST:PORT` (or `tls://`) uses the
 scheduler at that address (its workers need rulekit installed, nothing else: the game
 travels with each task as its checked document). Each task plays one batch of games; a
 worker that dies loses nothing, since the scheduler runs its batches again elsewhere,
@@ -28,6 +31,46 @@ def _import_distributed() -> Any:
     return distributed
 
 
+def local_cluster(distributed: Any) -> Any:
+    """A cluster on this machine that only this process can use: TLS on 127.0.0.1 where
+    every end (scheduler, workers, client) shows a certificate signed by a key that exists
+    only in this process's memory, and no web port at all.
+
+    `dashboard_address=None` alone still leaves the scheduler's web server listening (on
+    8787, with its info pages) and each worker's (metrics): they serve no routes here and
+    stop listening before any task is submitted.
+    """
+    import dask
+
+    try:
+        security = distributed.Security.temporary()
+    except ImportError:
+        raise RulekitError("--dask local needs the cryptography package for its private "
+                           "keys: install the extra with pip install 'rulekit[dask]'") from None
+    # the workers' processes get this configuration from their nannies
+    with dask.config.set({"distributed.scheduler.http.routes": [],
+                          "distributed.worker.http.routes": []}):
+        cluster = distributed.LocalCluster(
+            n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True,
+            host="127.0.0.1", protocol="tls://", security=security, dashboard_address=None,
+            worker_dashboard_address=None)
+    try:
+        with distributed.Client(cluster, security=security) as client:
+            client.run_on_scheduler(_stop_web_server)
+            client.run(_stop_web_server)
+    except BaseException:
+        cluster.close()
+        raise
+    return cluster
+
+
+def _stop_web_server(dask_scheduler: Any = None, dask_worker: Any = None) -> None:
+    """Close the web port of the scheduler or worker this runs on (in its event loop)."""
+    server = dask_scheduler if dask_scheduler is not None else dask_worker
+    if getattr(server, "http_server", None) is not None:
+        server.http_server.stop()
+
+
 def run_on_dask(address: str, shipment: tuple,
                 batches: Callable[[int, int], list[tuple[int, int]]], count: int,
                 tick: Callable[[int], Any]) -> Iterator[Any]:
@@ -36,10 +79,8 @@ def run_on_dask(address: str, shipment: tuple,
     cluster = None
     try:
         if address == "local":
-            cluster = distributed.LocalCluster(
-                n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address=None)
-            client = distributed.Client(cluster)
+            cluster = local_cluster(distributed)
+            client = distributed.Client(cluster, security=cluster.security)
         else:
             client = distributed.Client(address, timeout="5s")
     except (OSError, ValueError, TimeoutError) as exc:

@@ -1,6 +1,10 @@
 """What simulate, compare and sweep share on the command line: the progress bar, Ctrl-C,
 `--games-out`, `--plot` and printing the report.
 
+Every output file (`--games-out`, `--plot`, sweep's `--csv`) is tried before the first
+game: a missing folder or a place that cannot be written is one line naming the path and
+why (exit 1, as for any output file), not a traceback after the whole study has run.
+
 Ctrl-C prints the report of the games finished (marked as interrupted) and exits with
 130; output files are written for those games too, and a file that would stay empty is
 removed rather than left behind.
@@ -10,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import IO, Any
@@ -19,6 +23,7 @@ import click
 
 from rulekit.errors import RulekitError
 from rulekit.studies.simulate import Interrupted, SimulateTally
+from rulekit.text import printable
 
 Study = Callable[..., dict]
 Draw = Callable[[str, dict, list[SimulateTally]], None]
@@ -32,6 +37,30 @@ def interruptible() -> Iterator[None]:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         raise click.exceptions.Exit(130) from None
+
+
+def check_output(option: str, path: str | None) -> None:
+    """A `RulekitError` naming `option`, `path` and the reason, unless a file can be written
+    there. Trying is the only sure test (permissions, a read-only disk, /proc); a file this
+    creates is removed again, and an existing one is left as it was."""
+    if path is None:
+        return
+    target = Path(path)
+    folder = target.parent
+    if not folder.is_dir():
+        where = printable(str(folder))
+        raise RulekitError(f"{option} {printable(path)}: " + (
+            f"{where} is a file, not a folder" if folder.exists()
+            else f"the folder {where} does not exist"))
+    try:
+        if target.exists() or target.is_symlink():
+            open(target, "a", encoding="utf-8").close()
+        else:
+            open(target, "x", encoding="utf-8").close()
+            target.unlink()
+    except OSError as exc:
+        raise RulekitError(f"{option} {printable(path)}: cannot be written "
+                           f"({exc.strerror or exc})") from None
 
 
 @contextmanager
@@ -60,13 +89,16 @@ def _bar(games: int) -> Any:
 def run_study(study: Study, games: int, as_json: bool, render: Callable[[dict], str],
               plot: str | None = None, draw: Draw | None = None,
               games_out: str | None = None, after: Callable[[dict], None] | None = None,
-              **kwargs: Any) -> None:
+              outputs: Sequence[tuple[str, str | None]] = (), **kwargs: Any) -> None:
     """Run `study(games=..., progress=..., games_out=..., tallies=..., **kwargs)` and print
-    its report as JSON or as `render` makes it; `after(report)` writes further files."""
+    its report as JSON or as `render` makes it; `after(report)` writes further files, the
+    `outputs` (option, path), checked with the others before any game is played."""
     if plot is not None:
         from rulekit.studies.plot import require
 
         require(plot)  # a missing extra or a bad name is reported before any game is played
+    for option, path in [("--games-out", games_out), ("--plot", plot), *outputs]:
+        check_output(option, path)
     tallies: list[SimulateTally] = []
     interrupted = False
     with _games_out(games_out) as out, _bar(games) as bar:

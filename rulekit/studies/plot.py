@@ -46,8 +46,13 @@ def _steps(ax: Any, tally: Tally, label: str) -> None:
 
 def _save(fig: Any, path: str, plt: Any) -> None:
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    try:  # checked before the study; a disk that filled up since is still one message
+        fig.savefig(path)
+    except OSError as exc:
+        raise RulekitError(f"--plot {printable(path)}: cannot be written "
+                           f"({exc.strerror or exc})") from None
+    finally:
+        plt.close(fig)
 
 
 def plot_simulate(path: str, tally: SimulateTally, title: str) -> None:
