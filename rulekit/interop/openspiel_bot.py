@@ -11,15 +11,17 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from rulekit.bots import OPENSPIEL_MAX_SIMULATIONS
 from rulekit.errors import RulekitError
 
 if TYPE_CHECKING:
     from rulekit import Action, Game, State
     from rulekit.interop.openspiel import RulekitGame
 
-#: simulations per move when the spec names none, and the most a spec may ask for
+#: simulations per move when the spec names none; the most a spec may ask for is the bots'
+#: cap, one number wherever a spec is read
 DEFAULT_SIMULATIONS = 100
-MAX_SIMULATIONS = 100_000
+MAX_SIMULATIONS = OPENSPIEL_MAX_SIMULATIONS
 
 
 class OpenSpielMctsBot:
