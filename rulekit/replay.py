@@ -296,10 +296,14 @@ def _check_entry(row: Any) -> str | None:
 def _check_result(result: Any) -> str | None:
     if not isinstance(result, dict) or set(result) != {"scores", "winners", "end_reason"}:
         return "the result must be an object of scores, winners and end_reason"
-    for key in ("scores", "winners"):
-        value = result[key]
-        if not isinstance(value, list) or not all(_is_int(x) for x in value):
-            return f"the result's {key} must be a list of whole numbers"
+    winners = result["winners"]
+    if not isinstance(winners, list) or not all(_is_int(x) for x in winners):
+        return "the result's winners must be a list of whole numbers"
+    # a score may be a fraction (a share of a win, as in OpenSpiel's returns)
+    scores = result["scores"]
+    if not isinstance(scores, list) or not all(
+            _is_int(x) or (isinstance(x, float) and math.isfinite(x)) for x in scores):
+        return "the result's scores must be a list of numbers"
     if result["end_reason"] is not None and not isinstance(result["end_reason"], str):
         return "the result's end_reason must be a text or null"
     return None

@@ -92,14 +92,15 @@ def test_cant_stop_a_claimed_column_sends_the_others_back_and_wins():
     assert st.end_text() == "player 1 claimed 2 columns"
 
 
-@pytest.mark.parametrize("name", ["liars-dice", "yacht"])
-def test_a_logged_example_replays_to_the_same_result(tmp_path, name):
+@pytest.mark.parametrize("name, players", [("liars-dice", "2"), ("yacht", "2"),
+                                           ("pig", "3")])  # pig: scores of -0.5 each
+def test_a_logged_example_replays_to_the_same_result(tmp_path, name, players):
     import shutil
 
     game = tmp_path / f"{name}.yaml"
     shutil.copy(CANT_STOP.parent / f"{name}.yaml", game)
     played = run("play", str(game), "--auto", "--seed", "4", "--log", str(tmp_path / "g.jsonl"),
-                 "--no-color")
+                 "--no-color", "--players", players)
     assert played.exit_code == 0, played.output
     replayed = run("replay", str(tmp_path / "g.jsonl"))
     assert replayed.exit_code == 0, replayed.output
