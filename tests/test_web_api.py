@@ -813,3 +813,25 @@ def test_a_display_line_that_runs_too_long_is_an_error_of_its_table_alone(tmp_pa
             for t in threads:
                 t.join(60)
         assert not slow, slow
+
+
+def test_a_table_whose_move_the_store_refuses_is_rebuilt_from_the_store(tmp_path: Path,
+                                                                       ) -> None:
+    """Two servers on one SQLite file, each with the game in memory: what one stores,
+    the other's copy does not know. Its move at the version it still has is refused
+    (409) rather than stored over the other's, and its next answer is the stored game:
+    memory never tells another story than the store."""
+    db = tmp_path / "games.sqlite3"
+    a, b = client(db), client(db)
+    token = start(a, "qwixx", ["human", "greedy"], seed=4)[0]
+    old = view(b, token)  # b has it in memory now, at this version
+    assert move(a, token, old["choices"][0], old["version"]).status_code == 200
+    r = move(b, token, old["choices"][-1], old["version"])
+    assert r.status_code == 409 and "moved on" in r.json()["error"]
+    now = view(b, token)
+    assert now == view(a, token) and now["version"] > old["version"]
+    assert move(b, token, now["choices"][-1], now["version"]).status_code == 200
+    stale = view(a, token)["version"]
+    r = move(a, token, "pass", stale)
+    assert r.status_code == 409
+    assert view(a, token) == view(b, token) == view(client(db), token)
