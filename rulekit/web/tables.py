@@ -6,6 +6,11 @@ every new log entry is stored before the move is answered. What a seat is shown 
 from the State API's views for that seat: another hand never reaches it, nor a secret
 deal, nor another seat's choice in a window of simultaneous decisions before it resolves.
 
+A game is in memory once at most (one Table, one lock), however many requests ask for
+it at once; the store is what the game is: a move is stored against the version it was
+made at, and a table whose store fails is dropped and rebuilt from the store. The game
+file's expressions run under work budgets on every request, pages included.
+
 A file with `levels:` may be played as a series, as `rulekit play` plays it: one person
 against each level's bots, every level a table of its own, and a level passed opens the
 next one.
@@ -219,12 +224,13 @@ class Table:
         if kept is not None and kept[0] == self.version:
             return dict(kept[1])
         st = self.state
-        work_left = st._work_left
+        work_left = getattr(st, "_work_left", None)
         try:
             with budget.limit(WORK_PER_VIEW, "the page of the game"):
                 out = self._view(seat)
         finally:
-            st._work_left = work_left
+            if work_left is not None:
+                st._work_left = work_left
         self.views[seat] = (self.version, out)
         return dict(out)
 
