@@ -129,6 +129,9 @@ def test_new_games_are_checked_and_limited() -> None:
         ({"game": "qwixx", "seats": ["human"]}, 400, "2 to 5 players"),
         ({"game": "qwixx", "seats": ["greedy", "random"]}, 400, "a person"),
         ({"game": "qwixx", "seats": ["human", "mcts:5s"]}, 400, "a seat is"),
+        ({"game": "qwixx", "seats": ["human", "mcts:999"]}, 400, "200 iterations at most"),
+        ({"game": "qwixx", "seats": ["human", "mcts:30:greedy"]}, 400,
+         "25 with greedy playouts"),
         ({"game": "qwixx", "seats": ["human", "greedy"], "params": {"penalty_points": -1}},
          400, "penalty_points"),
     ]:
@@ -320,6 +323,85 @@ def test_event_streams_are_limited() -> None:
     token = start(c, "qwixx", ["human", "greedy"])[0]
     r = c.get(f"/api/seat/{token}/events")
     assert r.status_code == 503 and "too many" in r.json()["error"]
+
+
+def test_event_streams_are_limited_per_seat_and_per_address() -> None:
+    """One page may not hold every stream: a seat holds 2 here, an address 3; a stream
+    closed gives its place back."""
+    from contextlib import ExitStack
+
+    app = create_app(FILES, ":memory:", Limits(streams_per_token=2, streams_per_address=3))
+    c = TestClient(app)
+    tokens = start(c, "qwixx", ["human", "human", "human"])
+
+    reading = []  # a stream's lines read on: closed when its reader is dropped
+
+    def open_stream(stack: ExitStack, url: str, token: str) -> httpx.Response:
+        r = stack.enter_context(httpx.stream("GET", f"{url}/api/seat/{token}/events",
+                                             timeout=10))
+        if r.status_code == 200:  # counted once the stream has begun
+            reading.append(r.iter_lines())
+            assert next(reading[-1]).startswith("data:")
+        else:
+            r.read()
+        return r
+
+    with running(app) as url:
+        with ExitStack() as stack:
+            assert [open_stream(stack, url, tokens[0]).status_code for _ in range(2)] \
+                == [200, 200]
+            r = open_stream(stack, url, tokens[0])
+            assert r.status_code == 429 and "this seat has 2 pages open" in r.json()["error"]
+            assert open_stream(stack, url, tokens[1]).status_code == 200
+            r = open_stream(stack, url, tokens[2])
+            assert r.status_code == 429 and "3 pages are open from your address" \
+                in r.json()["error"]
+        deadline = time.monotonic() + 10
+        while app.state.rulekit.streams:  # the server notices the streams closed
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with ExitStack() as stack:
+            assert open_stream(stack, url, tokens[2]).status_code == 200
+
+
+def test_games_are_limited_per_address() -> None:
+    """An address starts so many games an hour, and keeps so many in progress; another
+    address is not held back by it, and a game over gives its place back."""
+    c = client(limits=Limits(games_per_hour=3, open_per_address=2))
+    first = start(c, "domino-fives", ["human", "random"], seed=1)
+    start(c, "qwixx", ["human", "greedy"])
+    r = c.post("/api/games", json={"game": "qwixx", "seats": ["human", "greedy"]})
+    assert r.status_code == 429 and "2 games started from your address are in progress" \
+        in r.json()["error"]
+    other = TestClient(c.app, client=("192.0.2.7", 50000))
+    start(other, "qwixx", ["human", "greedy"])
+    play_out(c, first)  # finished: no longer in progress
+    start(c, "qwixx", ["human", "greedy"])
+    r = c.post("/api/games", json={"game": "qwixx", "seats": ["human", "greedy"]})
+    assert r.status_code == 429 and "3 games were started from your address in the last " \
+        "hour" in r.json()["error"]
+    r = c.post("/games", data={"game": "qwixx", "players": "2", "seat0": "human",
+                               "seat1": "greedy"})
+    assert r.status_code == 429 and "in the last hour" in r.text and "<form" in r.text
+
+
+def test_a_post_from_another_sites_page_is_refused() -> None:
+    c = client()
+    form = {"game": "qwixx", "players": "2", "seat0": "human", "seat1": "greedy"}
+    for headers in ({"Origin": "https://evil.example"}, {"Origin": "null"},
+                    {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+                    {"Sec-Fetch-Site": "cross-site", "Origin": "http://testserver"}):
+        r = c.post("/games", data=form, headers=headers, follow_redirects=False)
+        assert r.status_code == 403 and "came from another site" in r.text, headers
+        r = c.post("/api/games", json={"game": "qwixx", "seats": ["human", "greedy"]},
+                   headers=headers)
+        assert r.status_code == 403 and "another site's page" in r.json()["error"]
+    assert c.app.state.rulekit.store.open_games(3600) == 0
+    # the server's own page, a browser that says so, and a script that says nothing
+    for headers in ({"Origin": "http://testserver"}, {"Sec-Fetch-Site": "same-origin"},
+                    {"Sec-Fetch-Site": "none"}, {}):
+        r = c.post("/games", data=form, headers=headers, follow_redirects=False)
+        assert r.status_code == 303, headers
 
 
 def test_rulekit_serve_listens_on_127_0_0_1_and_serves_the_files_given(tmp_path: Path) -> None:
@@ -667,3 +749,89 @@ def test_lists_and_maps_are_drawn_as_their_values(tmp_path: Path) -> None:
         part = page.split(f'data-seat="{seat}"')[1].split("</section>")[0]
         assert f'data-list="claimed" data-size="1"><span class="name">claimed</span>' \
                f'<span class="item">{colour}</span>' in part
+
+
+def test_a_display_line_that_runs_too_long_is_an_error_of_its_table_alone(tmp_path: Path,
+                                                                         ) -> None:
+    """A display line that loops for ever: its table's pages answer within a few seconds
+    with the error shown, the game can still be played, and another table's pages keep
+    answering meanwhile, over real HTTP with requests in parallel."""
+    import threading
+
+    shutil.copy(EXAMPLES["connect-four"], tmp_path / "connect-four.yaml")
+    (tmp_path / "hostile.yaml").write_text(
+        "extends: connect-four.yaml\nname: Hostile\ndisplay:\n"
+        "  game: \"{sum(a * b for a in range(100000) for b in range(100000))}\"\n")
+    files = {"hostile": str(tmp_path / "hostile.yaml"), "four": EXAMPLES["connect-four"]}
+    with running(create_app(files, str(tmp_path / "games.sqlite3"))) as url, \
+            httpx.Client(base_url=url, timeout=30) as http:
+        tokens = {}
+        for key in files:
+            r = http.post("/api/games", json={"game": key, "seats": ["human", "random"]})
+            assert r.status_code == 201, r.text
+            tokens[key] = r.json()["seats"]["0"]["token"]
+        slow: list[str] = []
+        stop = threading.Event()
+
+        def hostile() -> None:
+            """Views of the hostile table, and moves, which make its page anew."""
+            with httpx.Client(base_url=url, timeout=30) as h:
+                while not stop.is_set():
+                    t = time.monotonic()
+                    v = h.get(f"/api/seat/{tokens['hostile']}")
+                    page = h.get(f"/seat/{tokens['hostile']}")
+                    if time.monotonic() - t > 8 or v.status_code != 200 \
+                            or "went past a budget" not in v.json()["error"] \
+                            or "part of this page could not be shown" not in page.text:
+                        slow.append(f"{time.monotonic() - t:.1f}s {v.status_code} {v.text[:200]}")
+                        return
+                    view = v.json()
+                    if view["over"]:
+                        time.sleep(0.1)
+                        continue
+                    r = h.post(f"/api/seat/{tokens['hostile']}/move",
+                               json={"label": view["choices"][0], "version": view["version"]})
+                    if r.status_code == 409:  # another thread moved first
+                        continue
+                    if r.status_code != 200 or "went past a budget" not in r.json()["error"]:
+                        slow.append(f"move: {r.status_code} {r.text[:200]}")
+                        return
+
+        threads = [threading.Thread(target=hostile) for _ in range(6)]
+        for t in threads:
+            t.start()
+        try:
+            for _ in range(15):  # the other table answers all along, and without an error
+                t = time.monotonic()
+                r = http.get(f"/api/seat/{tokens['four']}")
+                assert r.status_code == 200 and r.json()["error"] == "", r.text
+                assert time.monotonic() - t < 3
+                assert "game-error" not in http.get(f"/seat/{tokens['four']}").text
+                time.sleep(0.1)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(60)
+        assert not slow, slow
+
+
+def test_a_table_whose_move_the_store_refuses_is_rebuilt_from_the_store(tmp_path: Path,
+                                                                       ) -> None:
+    """Two servers on one SQLite file, each with the game in memory: what one stores,
+    the other's copy does not know. Its move at the version it still has is refused
+    (409) rather than stored over the other's, and its next answer is the stored game:
+    memory never tells another story than the store."""
+    db = tmp_path / "games.sqlite3"
+    a, b = client(db), client(db)
+    token = start(a, "qwixx", ["human", "greedy"], seed=4)[0]
+    old = view(b, token)  # b has it in memory now, at this version
+    assert move(a, token, old["choices"][0], old["version"]).status_code == 200
+    r = move(b, token, old["choices"][-1], old["version"])
+    assert r.status_code == 409 and "moved on" in r.json()["error"]
+    now = view(b, token)
+    assert now == view(a, token) and now["version"] > old["version"]
+    assert move(b, token, now["choices"][-1], now["version"]).status_code == 200
+    stale = view(a, token)["version"]
+    r = move(a, token, "pass", stale)
+    assert r.status_code == 409
+    assert view(a, token) == view(b, token) == view(client(db), token)

@@ -3,7 +3,10 @@
 A seat is reached by its token alone (`/seat/TOKEN`); each page and answer is built
 from that seat's view. Requests are bounded (body size, field sizes) and checked before
 anything changes; an answer to a refused request says why, and its status tells what
-kind of refusal it was (400 illegal, 404 unknown link, 409 stale or untimely, 503 full).
+kind of refusal it was (400 illegal, 403 forbidden, 404 unknown link, 409 stale or
+untimely, 429 too many from one address, 503 full or busy). A POST another site's page
+makes the browser send is refused, so no other site can start games or move in a
+person's name.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ import asyncio
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -57,6 +62,8 @@ class App:
         self.store = Store(db)
         self.tables = Tables(self.store, files, limits)
         self.streams = 0
+        self.by_token: dict[str, int] = {}    # event streams open per seat token
+        self.by_address: dict[str, int] = {}  # and per client address
         self.changed: dict[str, asyncio.Event] = {}
 
     def notify(self, table: Table) -> None:
@@ -95,6 +102,7 @@ class App:
         except (UnicodeDecodeError, ValueError):
             return _page_error(WebError(400, "the form could not be read"))
         key = form.get("game", "")
+        address = _address(request)
         try:
             players = _int_field(form.get("players", ""), "players")
             seats = [form.get(f"seat{s}", "") for s in range(players)] if players <= 8 else []
@@ -103,7 +111,7 @@ class App:
                 else None
             params = _params(form, await run_in_threadpool(self.tables.game, key))
             table, tokens = await run_in_threadpool(self.tables.create, key, seats, params,
-                                                    seed, level)
+                                                    seed, level, address)
         except RulekitError as exc:
             if key not in self.tables.files:
                 return _page_error(exc)
@@ -143,7 +151,8 @@ class App:
                 raise WebError(400, "seed must be a whole number from 0")
             level = body.get("level")
             table, tokens = await run_in_threadpool(self.tables.create, str(body.get("game")),
-                                                    seats, params, seed, level)
+                                                    seats, params, seed, level,
+                                                    _address(request))
         except RulekitError as exc:
             return _api_error(exc)
         return JSONResponse({"table": table.id, "seats": {str(s): {"token": t,
@@ -170,21 +179,13 @@ class App:
         try:
             table, seat = await run_in_threadpool(self.tables.by_token, token)
             body = _json(await _body(request))
-            view = await run_in_threadpool(self._move, table, seat, body.get("label"),
+            view = await run_in_threadpool(self.tables.play, table, seat, body.get("label"),
                                            body.get("version"))
         except RulekitError as exc:
             return _api_error(exc)
         self.notify(table)
         view["html"] = pages.fragment(view, token)
         return JSONResponse(view, headers=_HEADERS)
-
-    def _move(self, table: Table, seat: int, label: Any, version: Any) -> dict[str, Any]:
-        with table.lock:
-            try:
-                table.move(seat, label, version)
-            finally:  # what happened is kept, even when a bot's move failed halfway
-                self.tables.save(table)
-            return table.view(seat)
 
     async def api_next(self, request: Request) -> Response:
         """The next level of the seat's series: its page (201), started if it was not."""
@@ -206,7 +207,7 @@ class App:
     async def _next(self, request: Request) -> str:
         table, _seat = await run_in_threadpool(self.tables.by_token,
                                                request.path_params["token"])
-        return await run_in_threadpool(self.tables.next_level, table)
+        return await run_in_threadpool(self.tables.next_level, table, _address(request))
 
     async def api_log(self, request: Request) -> Response:
         try:
@@ -225,16 +226,28 @@ class App:
             table, seat = await run_in_threadpool(self.tables.by_token, token)
         except RulekitError as exc:
             return _api_error(exc)
-        if self.streams >= self.tables.limits.streams:
+        limits, address = self.tables.limits, _address(request)
+        if self.streams >= limits.streams:
             return _api_error(WebError(503, "too many pages are open on this server"))
-        return StreamingResponse(self._stream(token, table, seat), media_type="text/event-stream",
+        if self.by_token.get(token, 0) >= limits.streams_per_token:
+            return _api_error(WebError(429, f"this seat has {limits.streams_per_token} pages "
+                                            "open, the most one seat may: close one"))
+        if self.by_address.get(address, 0) >= limits.streams_per_address:
+            return _api_error(WebError(429, f"{limits.streams_per_address} pages are open "
+                                            "from your address, the most one address may: "
+                                            "close one"))
+        return StreamingResponse(self._stream(token, table, seat, address),
+                                 media_type="text/event-stream",
                                  headers={**_HEADERS, "X-Accel-Buffering": "no"})
 
-    async def _stream(self, token: str, table: Table, seat: int) -> Any:
+    async def _stream(self, token: str, table: Table, seat: int, address: str) -> Any:
         loop = asyncio.get_running_loop()
         until = loop.time() + STREAM_FOR
         sent = -1
-        self.streams += 1  # counted here: a stream that never starts never ends either
+        # counted here: a stream that never starts never ends either
+        self.streams += 1
+        self.by_token[token] = self.by_token.get(token, 0) + 1
+        self.by_address[address] = self.by_address.get(address, 0) + 1
         try:
             while loop.time() < until:
                 if sent >= 0:  # the table may have been unloaded and rebuilt meanwhile
@@ -256,16 +269,20 @@ class App:
                     yield ": still here\n\n"
         finally:
             self.streams -= 1
+            for counts, key in ((self.by_token, token), (self.by_address, address)):
+                counts[key] -= 1
+                if not counts[key]:
+                    del counts[key]
 
 
 def _view(table: Table, seat: int) -> dict[str, Any]:
-    with table.lock:
+    with table.held():
         return table.view(seat)
 
 
 def _log(table: Table, seat: int) -> str:
     """The table's log, once it hides nothing any more."""
-    with table.lock:
+    with table.held():
         if not table.view(seat)["log_ready"]:
             raise WebError(403, "the log holds every hidden hand and the stock's order: it "
                                 "can be downloaded when the game is over")
@@ -314,6 +331,12 @@ def _params(form: dict[str, str], game: Any) -> dict[str, Any]:
     return parse_set_options(items) if items else {}
 
 
+def _address(request: Request) -> str:
+    """The client's address, which the per-address limits count by (a proxy in front
+    makes every client one address: its own limits then apply to all)."""
+    return request.client.host if request.client is not None else ""
+
+
 def _message(exc: RulekitError) -> str:
     if isinstance(exc, GameFileError):
         return "; ".join(d.message + (f" ({d.hint})" if d.hint else "")
@@ -337,6 +360,39 @@ def _html(text: str, status: int = 200) -> Response:
     return HTMLResponse(text, status_code=status, headers=_HEADERS)
 
 
+def cross_site(headers: Headers) -> bool:
+    """Whether a browser says the request comes from another site's page: by the Fetch
+    Metadata header where it sends one, else by the Origin every browser sends with a
+    POST. A request with neither (a script, curl) comes from no page at all."""
+    site = headers.get("sec-fetch-site")
+    if site is not None:
+        return site not in ("same-origin", "none")
+    origin = headers.get("origin")
+    if origin is None:
+        return False
+    return origin == "null" or urlsplit(origin).netloc.lower() != headers.get("host", "").lower()
+
+
+class SameSiteOnly:
+    """Refuses (403) every request that changes something when it comes from another
+    site's page: a cross-site form or script could otherwise start games, or play at a
+    seat whose page is open, in a person's name."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS") \
+                and cross_site(Headers(scope=scope)):
+            refusal = WebError(403, "this request came from another site's page: games are "
+                                    "started and played from this server's own pages")
+            api = scope["path"].startswith("/api/")
+            response = _api_error(refusal) if api else _page_error(refusal)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 def create_app(files: dict[str, str], db: str = ":memory:", limits: Limits | None = None,
                ) -> Starlette:
     """The app serving `files` (game key -> path), its games kept in the SQLite file `db`."""
@@ -355,7 +411,7 @@ def create_app(files: dict[str, str], db: str = ":memory:", limits: Limits | Non
         Route("/api/seat/{token}/next", app.api_next, methods=["POST"]),
         Route("/seat/{token}/next", app.next_from_form, methods=["POST"]),
         Mount("/static", StaticFiles(directory=static), name="static"),
-    ])
+    ], middleware=[Middleware(SameSiteOnly)])
     web.state.rulekit = app
     return web
 

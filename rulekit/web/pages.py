@@ -108,6 +108,9 @@ def fragment(view: dict[str, Any], token: str) -> str:
     elif view["deciding"] is not None:
         head += f"waiting for {esc(view['deciding_name'])}"
     head += "</p>"
+    if view.get("error"):  # a part of the game file failed: the rest is shown
+        head += (f'<p class="error game-error" role="alert">part of this page could not be '
+                 f'shown: {esc(view["error"])}</p>')
     level = view["level"]
     if level:
         head += (f'<p class="level">level {level["number"]} of {level["of"]}: '

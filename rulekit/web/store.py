@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS games (
     seats TEXT NOT NULL,
     created REAL NOT NULL,
     updated REAL NOT NULL,
-    over INTEGER NOT NULL DEFAULT 0
+    over INTEGER NOT NULL DEFAULT 0,
+    address TEXT NOT NULL DEFAULT ''  -- the client that started it, for its limits
 );
 CREATE TABLE IF NOT EXISTS entries (
     game_id TEXT NOT NULL REFERENCES games(id),
@@ -53,6 +54,14 @@ CREATE TABLE IF NOT EXISTS levels (
     UNIQUE (series_id, level)
 );
 """
+
+#: made after the column exists (a file of an older server gains it first)
+_INDEX = "CREATE INDEX IF NOT EXISTS games_by_address ON games (address, created)"
+
+
+class StoreConflict(Exception):
+    """A game's log in the store is not where the server thought it was: another copy of
+    the game stored entries meanwhile. Nothing was written."""
 
 
 @dataclass
@@ -85,22 +94,29 @@ class Store:
 
     def __init__(self, path: str) -> None:
         # one connection shared by the server's threads, each use under the lock
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None,
+                                  timeout=10)
         self.lock = threading.Lock()
         with self.lock:
             self.db.executescript(_SCHEMA)
+            columns = [row[1] for row in self.db.execute("PRAGMA table_info(games)")]
+            if "address" not in columns:
+                self.db.execute("ALTER TABLE games ADD COLUMN address TEXT NOT NULL "
+                                "DEFAULT ''")
+            self.db.execute(_INDEX)
 
     def close(self) -> None:
         with self.lock:
             self.db.close()
 
     def add(self, g: StoredGame, tokens: dict[str, int], level: StoredLevel | None = None,
-            ) -> None:
-        """A new game, its log so far and the tokens of its seats; with `level`, a level
-        of a series (the series is stored with its first level). A level that its series
-        has already is refused (sqlite3.IntegrityError), and nothing is stored."""
+            address: str = "") -> None:
+        """A new game, its log so far and the tokens of its seats, started by `address`;
+        with `level`, a level of a series (the series is stored with its first level). A
+        level that its series has already is refused (sqlite3.IntegrityError), and
+        nothing is stored."""
         with self.lock, self.db:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")
             if level is not None:
                 self.db.execute("INSERT OR IGNORE INTO series (id, seat, seed, bots) "
                                 "VALUES (?, ?, ?, ?)", (level.series, level.seat, level.seed,
@@ -109,9 +125,9 @@ class Store:
                                 (g.id, level.series, level.level))
             self.db.execute(
                 "INSERT INTO games (id, game_key, params, players, seed, seats, created, "
-                "updated, over) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "updated, over, address) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (g.id, g.game_key, json.dumps(g.params), g.players, g.seed,
-                 json.dumps(g.seats), time.time(), time.time(), int(g.over)))
+                 json.dumps(g.seats), time.time(), time.time(), int(g.over), address))
             self.db.executemany("INSERT INTO tokens (token, game_id, seat) VALUES (?, ?, ?)",
                                 [(t, g.id, seat) for t, seat in tokens.items()])
             self._append(g.id, 0, g.log)
@@ -119,9 +135,17 @@ class Store:
     def extend(self, game_id: str, start: int, entries: list[dict], over: bool,
                level_score: int | None = None) -> None:
         """Entries `start`, `start + 1`, ... of a game's log, written in one transaction;
-        with `level_score`, the person's score in the level the game ended."""
+        with `level_score`, the person's score in the level the game ended.
+
+        The transaction first checks that the stored log has exactly `start` entries, so
+        that two copies of one game can never both store a move made at the same version:
+        the second raises StoreConflict and writes nothing."""
         with self.lock, self.db:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")
+            have = self.db.execute("SELECT COUNT(*) FROM entries WHERE game_id = ?",
+                                   (game_id,)).fetchone()[0]
+            if have != start:
+                raise StoreConflict(f"game {game_id} has {have} entries stored, not {start}")
             self._append(game_id, start, entries)
             self.db.execute("UPDATE games SET over = ?, updated = ? WHERE id = ?",
                             (int(over), time.time(), game_id))
@@ -175,9 +199,20 @@ class Store:
         return StoredGame(game_id, row[0], json.loads(row[1]), row[2], row[3],
                           json.loads(row[4]), [json.loads(e[0]) for e in entries], bool(row[5]))
 
-    def open_games(self, within: float) -> int:
+    def open_games(self, within: float, address: str | None = None) -> int:
         """How many stored games are not over and had a move in the last `within` seconds
-        (a game left longer still resumes, but no longer takes a place)."""
+        (a game left longer still resumes, but no longer takes a place); with `address`,
+        those that address started."""
+        sql = "SELECT COUNT(*) FROM games WHERE over = 0 AND updated > ?"
+        args: tuple = (time.time() - within,)
+        if address is not None:
+            sql, args = sql + " AND address = ?", (*args, address)
         with self.lock:
-            return self.db.execute("SELECT COUNT(*) FROM games WHERE over = 0 AND updated > ?",
-                                   (time.time() - within,)).fetchone()[0]
+            return self.db.execute(sql, args).fetchone()[0]
+
+    def started_since(self, address: str, seconds: float) -> int:
+        """How many games `address` started in the last `seconds`."""
+        with self.lock:
+            return self.db.execute("SELECT COUNT(*) FROM games WHERE address = ? AND "
+                                   "created > ?", (address, time.time() - seconds)
+                                   ).fetchone()[0]

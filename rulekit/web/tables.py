@@ -6,6 +6,11 @@ every new log entry is stored before the move is answered. What a seat is shown 
 from the State API's views for that seat: another hand never reaches it, nor a secret
 deal, nor another seat's choice in a window of simultaneous decisions before it resolves.
 
+A game is in memory once at most (one Table, one lock), however many requests ask for
+it at once; the store is what the game is: a move is stored against the version it was
+made at, and a table whose store fails is dropped and rebuilt from the store. The game
+file's expressions run under work budgets on every request, pages included.
+
 A file with `levels:` may be played as a series, as `rulekit play` plays it: one person
 against each level's bots, every level a table of its own, and a level passed opens the
 next one.
@@ -17,34 +22,59 @@ import json
 import random
 import re
 import secrets
+import sqlite3
 import threading
+import weakref
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rulekit.engine.state import RUNTIME_ERRORS
 from rulekit.errors import RulekitError
+from rulekit.expr import budget
 from rulekit.levels import Level, levels, series_summary
-from rulekit.web.store import Store, StoredGame, StoredLevel
+from rulekit.web.store import Store, StoreConflict, StoredGame, StoredLevel
 
 #: the bots a person may seat at a web table: iteration budgets only, so that a game does
-#: not depend on the machine's speed, and small enough to answer within a moment
-BOT_CHOICES = ("random", "greedy", "mcts:100", "mcts:400")
-_BOT = re.compile(r"(random|greedy|mcts:[1-9][0-9]{0,2})")
+#: not depend on the machine's speed, and small enough that a move (every bot's answer
+#: included) is answered within about a second
+BOT_CHOICES = ("random", "greedy", "mcts:100", "mcts:200")
+_BOT = re.compile(r"random|greedy|mcts:([1-9][0-9]{0,5})(:random|:greedy)?")
+#: what one iteration of the search costs with greedy playouts, in iterations with random
+#: ones (measured on the shipped games: 6 to 8 times)
+GREEDY_ITERATION = 8
 HUMAN = "human"
 #: events a view carries (the whole log downloads)
 EVENTS_SHOWN = 300
+#: seconds a request waits for a table another request is using before it is refused
+BUSY_WAIT = 10.0
+#: the work one page of a game may take (its display lines, pictures and texts): a page
+#: that needs more is shown with an error, as `rulekit play` stops such a line
+WORK_PER_VIEW = budget.WORK_PER_CALL
+#: the work of one request that moves a game (the person's move, chance, every bot's
+#: answer) or rebuilds it from its log
+WORK_PER_MOVE = budget.WORK_PER_GAME
+#: what a game file's expressions and building blocks may raise while a page is built
+_VIEW_ERRORS = (RulekitError, *RUNTIME_ERRORS)
 
 
 @dataclass
 class Limits:
-    """What one server accepts at most."""
+    """What one server accepts at most, in all and from one client address."""
 
     open_games: int = 100     # games not over, moved in the last day; one more is refused
     idle: float = 86_400.0    # seconds after which a game left unfinished takes no place
     tables_in_memory: int = 64  # games kept loaded; others are rebuilt from the store
     streams: int = 64         # event streams open at once
     players: int = 8          # seats at one table
+    games_per_hour: int = 30  # games one address may start in an hour (levels included)
+    open_per_address: int = 10  # games not over that one address started
+    streams_per_token: int = 4  # event streams open on one seat (its pages, its tabs)
+    streams_per_address: int = 16  # event streams one address holds open
+    bot_iterations: int = 200  # the most search iterations of a bot (random playouts)
 
 
 class WebError(RulekitError):
@@ -89,6 +119,22 @@ class Table:
         self.bots = {s: make(spec) for s, spec in enumerate(seats) if spec != HUMAN}
         self.lock = threading.Lock()
         self.stored = len(state.log)  # log entries already in the store
+        #: set when the table no longer stands for its game (its store could not be
+        #: written): a request that still holds it finds the game anew
+        self.dropped = False
+        self.views: dict[int, tuple[int, dict[str, Any]]] = {}  # seat -> (version, view)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The table's lock, waited for BUSY_WAIT seconds at most: a request never waits
+        on a busy table for ever, holding one of the server's threads."""
+        if not self.lock.acquire(timeout=BUSY_WAIT):
+            raise WebError(503, "this game is busy with another request: try again in a "
+                                "moment")
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     @property
     def version(self) -> int:
@@ -165,37 +211,75 @@ class Table:
         return out
 
     def view(self, seat: int) -> dict[str, Any]:
-        """Everything `seat`'s page shows, as JSON data (the pictures as HTML)."""
+        """Everything `seat`'s page shows, as JSON data (the pictures as HTML); call it
+        holding the lock.
+
+        The game file's display lines, pictures and texts run under a work budget: a part
+        that goes past it, or fails, is left out and the view carries an `error` saying
+        why, so a hostile line costs a second of one thread, never a hung page. A view
+        is kept until the game moves, so asking again costs nothing; and it leaves the
+        game's own work budget as it found it (a page is not a move, and a game rebuilt
+        from its log must have the same budget left as the one in memory)."""
+        kept = self.views.get(seat)
+        if kept is not None and kept[0] == self.version:
+            return dict(kept[1])
+        st = self.state
+        work_left = getattr(st, "_work_left", None)
+        try:
+            with budget.limit(WORK_PER_VIEW, "the page of the game"):
+                out = self._view(seat)
+        finally:
+            if work_left is not None:
+                st._work_left = work_left
+        self.views[seat] = (self.version, out)
+        return dict(out)
+
+    def _view(self, seat: int) -> dict[str, Any]:
         from rulekit.terminal import end_reason_text
 
         st = self.state
         game = self.game
+        errors: list[str] = []
+
+        def part(fn: Any, fallback: Any) -> Any:
+            try:
+                return fn()
+            except _VIEW_ERRORS as exc:
+                text = str(exc) if isinstance(exc, RulekitError) else \
+                    f"{type(exc).__name__}: {exc}"
+                if text not in errors:
+                    errors.append(text)
+                return fallback
+
         deciding = st.current_player
         mine = deciding == seat
-        scores = st.scores()
-        board = "".join(kind.html(st, seat) for kind in game.components)
-        lines = game.display(st, None)
+        scores = part(st.scores, [0] * st.n)
+        board = part(lambda: "".join(kind.html(st, seat) for kind in game.components), "")
+        lines = part(lambda: game.display(st, None), [])
         players = []
         for p in range(st.n):
-            own = "".join(kind.html_player(st, p, seat) for kind in game.components)
+            own = part(lambda p=p: "".join(kind.html_player(st, p, seat)
+                                           for kind in game.components), "")
             players.append({"seat": p, "name": self.name(p, seat), "score": scores[p],
                             "active": p == st.active and not st.is_over,
-                            "display": game.display(st, p, seat), "html": own})
+                            "display": part(lambda p=p: game.display(st, p, seat), []),
+                            "html": own})
         return {
             "game": game.name, "table": self.id, "seat": seat, "players": st.n,
             "version": self.version, "turn": st.turn,
             "board": board, "display": lines, "player_parts": players,
             "deciding": deciding, "deciding_name": self.name(deciding, seat),
-            "title": st.decision_title() if mine else "",
-            "help": st.decision_help() if mine else "",
+            "title": part(st.decision_title, "") if mine else "",
+            "help": part(st.decision_help, "") if mine else "",
             "choices": [a.label for a in st.legal_actions()] if mine else [],
             "events": self.events(seat),
             "scores": scores, "over": st.is_over,
-            "winners": st.winners() if st.is_over else [],
-            "end": end_reason_text(st) if st.is_over else "",
-            "components": st.view(seat)["components"],
+            "winners": part(st.winners, []) if st.is_over else [],
+            "end": part(lambda: end_reason_text(st), "") if st.is_over else "",
+            "components": part(lambda: st.view(seat)["components"], {}),
             "log_ready": st.is_over or not (game.private_lines or game.hides_information),
-            "level": self.level_view(),
+            "level": part(self.level_view, None),
+            "error": "; ".join(errors),
         }
 
     def level_view(self) -> dict[str, Any] | None:
@@ -238,9 +322,15 @@ class Tables:
         self.files = files  # game key -> path
         self.limits = limits or Limits()
         self.loaded: OrderedDict[str, Table] = OrderedDict()
+        #: every table some request still holds, loaded or not: a game is never in memory
+        #: twice, whatever pushed it out of `loaded`
+        self.alive: weakref.WeakValueDictionary[str, Table] = weakref.WeakValueDictionary()
         self.games: OrderedDict[str, Any] = OrderedDict()  # (key, params) -> Game
         self.lock = threading.Lock()
         self.series_lock = threading.Lock()
+        #: requests that rebuild the same game wait for one another (a lock per game id,
+        #: from a fixed set: two games may share one, which only makes one wait)
+        self.restoring = [threading.Lock() for _ in range(64)]
 
     def game(self, key: str, params: dict[str, Any] | None = None) -> Any:
         """The compiled game of a key with params set (a bad param raises a RulekitError)."""
@@ -260,23 +350,24 @@ class Tables:
         return game
 
     def create(self, key: str, seats: list[str], params: dict[str, Any] | None = None,
-               seed: int | None = None, level: int | None = None,
+               seed: int | None = None, level: int | None = None, address: str = "",
                ) -> tuple[Table, dict[int, str]]:
-        """A new table; returns it and the token of each person's seat. With `level`, the
-        table is that level of a new series of the file's levels: one seat is the
-        person's, the others play the level's bots (a level without bots: theirs)."""
+        """A new table started by `address`; returns it and the token of each person's
+        seat. With `level`, the table is that level of a new series of the file's levels:
+        one seat is the person's, the others play the level's bots (a level without
+        bots: theirs)."""
         game = self.game(key, params)
         n = len(seats)
         if not game.min_players <= n <= min(game.max_players, self.limits.players):
             raise WebError(400, f"{game.name} is for {game.min_players} to "
                                 f"{min(game.max_players, self.limits.players)} players, not {n}")
         for spec in seats:
-            _check_seat(spec)
+            self.check_seat(spec)
         if HUMAN not in seats:
             raise WebError(400, "at least one seat must be a person's")
         seed = secrets.randbelow(2**31) if seed is None else seed
         if level is None:
-            return self._open(key, game, seats, params or {}, seed, None)
+            return self._open(key, game, seats, params or {}, seed, None, address)
         series = levels(game)
         if not series:
             raise WebError(400, f"{game.name} has no levels")
@@ -289,16 +380,16 @@ class Tables:
                                 "a person's, the others play the level's bots")
         bots = [spec for spec in seats if spec != HUMAN]
         place = SeriesPlace(secrets.token_hex(8), series[level - 1], people[0], seed, bots, [])
-        return self._open_level(key, game, n, params or {}, place)
+        return self._open_level(key, game, n, params or {}, place, address)
 
-    def next_level(self, table: Table) -> str:
+    def next_level(self, table: Table, address: str = "") -> str:
         """The person's token at the level after the table's, which is started when it
         was not yet; a level not over, failed or the last one opens none."""
         place = table.place
         if place is None:
             raise WebError(400, "this game is not a level of a series")
         level = place.level
-        with table.lock:
+        with table.held():
             over, score = table.state.is_over, table.state.scores()[place.seat]
         if not over:
             raise WebError(409, f"level {level.number} is not over yet")
@@ -314,48 +405,108 @@ class Tables:
             nxt = SeriesPlace(place.series, levels(table.game)[level.number], place.seat,
                               place.seed, place.bots, [*place.earlier, (level, score)])
             _table, tokens = self._open_level(table.key, table.game, table.state.n,
-                                              table.params, nxt)
+                                              table.params, nxt, address)
         return tokens[place.seat]
 
     def _open_level(self, key: str, game: Any, n: int, params: dict[str, Any],
-                    place: SeriesPlace) -> tuple[Table, dict[int, str]]:
+                    place: SeriesPlace, address: str = "") -> tuple[Table, dict[int, str]]:
         level = place.level
         bots = level.seats(n, place.seat, place.bots)
         for spec in bots.values():
-            _check_seat(spec, f"level {level.number} ({level.name}) of the file seats ")
+            self.check_seat(spec, f"level {level.number} ({level.name}) of the file seats ")
         return self._open(key, game, [bots.get(s, HUMAN) for s in range(n)], params,
-                          level.seed(place.seed), place)
+                          level.seed(place.seed), place, address)
 
     def _open(self, key: str, game: Any, seats: list[str], params: dict[str, Any],
-              seed: int, place: SeriesPlace | None) -> tuple[Table, dict[int, str]]:
+              seed: int, place: SeriesPlace | None, address: str = "",
+              ) -> tuple[Table, dict[int, str]]:
         """The table started, its bots' first moves made, and stored."""
-        if self.store.open_games(self.limits.idle) >= self.limits.open_games:
-            raise WebError(503, f"{self.limits.open_games} games are in progress here, the "
-                                "most this server keeps: finish one first, or wait a day")
-        state = game.new_game(players=len(seats), seed=seed)
+        self.check_room(address)
+        with budget.limit(WORK_PER_MOVE, "starting the game"):
+            state = game.new_game(players=len(seats), seed=seed)
         table = Table(secrets.token_hex(8), key, self.files[key], game, state, seats, params,
                       place)
         tokens = {s: secrets.token_urlsafe(18) for s, spec in enumerate(seats) if spec == HUMAN}
         self.store.add(StoredGame(table.id, key, params, len(seats), seed, seats, [], False),
-                       {t: s for s, t in tokens.items()}, place.stored() if place else None)
+                       {t: s for s, t in tokens.items()}, place.stored() if place else None,
+                       address)
         table.stored = 0
-        with table.lock:
+        with table.held():
+            self._advance(table)
+        self._keep(table)
+        return table, tokens
+
+    def check_room(self, address: str) -> None:
+        """Refuse a new game when the server, or the address asking, has as many as it
+        may: games in progress in all and per address, games started in the last hour."""
+        lim = self.limits
+        if self.store.open_games(lim.idle) >= lim.open_games:
+            raise WebError(503, f"{lim.open_games} games are in progress here, the most this "
+                                "server keeps: finish one first, or wait a day")
+        if self.store.started_since(address, 3600) >= lim.games_per_hour:
+            raise WebError(429, f"{lim.games_per_hour} games were started from your address "
+                                "in the last hour, the most it may start: wait a while")
+        if self.store.open_games(lim.idle, address) >= lim.open_per_address:
+            raise WebError(429, f"{lim.open_per_address} games started from your address are "
+                                "in progress, the most one address keeps: finish one first")
+
+    def play(self, table: Table, seat: int, label: Any, version: Any) -> dict[str, Any]:
+        """The person at `seat` plays `label` chosen at `version`; the bots and chance
+        answer, everything is stored, and the seat's new view is returned.
+
+        The move is checked against the version under the table's lock, and stored in
+        one transaction that checks the stored log is at that version too: of two moves
+        made at one version exactly one is played and stored, the other refused (409).
+        If the store cannot be written, the table is dropped from memory, so that memory
+        and store never tell two stories: the next request rebuilds it from the store."""
+        with table.held():
+            if table.dropped:
+                raise WebError(409, "the game was reloaded meanwhile: look again and choose "
+                                    "anew")
+            with budget.limit(WORK_PER_MOVE, "one move and the answers to it"):
+                try:
+                    table.move(seat, label, version)
+                finally:  # what happened is kept, even when a bot's move failed halfway
+                    self.save(table)
+            return table.view(seat)
+
+    def _advance(self, table: Table) -> None:
+        """Chance and the bots move, and what they did is stored (held: the table)."""
+        with budget.limit(WORK_PER_MOVE, "the bots' moves"):
             try:
                 table.advance()
             finally:  # what happened is kept, even when a bot's move failed halfway
                 self.save(table)
-        self._keep(table)
-        return table, tokens
 
     def save(self, table: Table) -> None:
-        """Store the entries the table's log gained since it was last stored."""
+        """Store the entries the table's log gained since it was last stored; a store
+        that fails, or holds another course of the game, drops the table (the store is
+        what the game is)."""
         st = table.state
         new = st.log[table.stored:]
         if new:
             place = table.place
             score = st.scores()[place.seat] if place is not None and st.is_over else None
-            self.store.extend(table.id, table.stored, list(new), st.is_over, score)
+            try:
+                self.store.extend(table.id, table.stored, list(new), st.is_over, score)
+            except StoreConflict:
+                self.drop(table)
+                raise WebError(409, "the game has moved on meanwhile: look again and choose "
+                                    "anew") from None
+            except sqlite3.Error:
+                self.drop(table)
+                raise WebError(503, "the move could not be stored, and was not played: try "
+                                    "again in a moment") from None
             table.stored = len(st.log)
+
+    def drop(self, table: Table) -> None:
+        """Forget a table whose memory may differ from the store."""
+        table.dropped = True
+        with self.lock:
+            if self.loaded.get(table.id) is table:
+                del self.loaded[table.id]
+            if self.alive.get(table.id) is table:
+                del self.alive[table.id]
 
     def by_token(self, token: str) -> tuple[Table, int]:
         """The table and seat of a token; a table not loaded is rebuilt from its log."""
@@ -364,15 +515,35 @@ class Tables:
         if found is None:
             raise WebError(404, "no seat has this link: check it, or ask for a new one")
         game_id, seat = found
+        table = self._found(game_id)
+        if table is not None:
+            return table, seat
+        # one request rebuilds the game; those that asked meanwhile get its table
+        restoring = self.restoring[hash(game_id) % len(self.restoring)]
+        if not restoring.acquire(timeout=BUSY_WAIT):
+            raise WebError(503, "this game is being loaded: try again in a moment")
+        try:
+            table = self._found(game_id)
+            if table is None:
+                table = self._restore(game_id)
+        finally:
+            restoring.release()
+        return table, seat
+
+    def _found(self, game_id: str) -> Table | None:
+        """The game's table if it is in memory (loaded, or held by a request)."""
         with self.lock:
-            table = self.loaded.get(game_id)
-            if table is not None:
-                self.loaded.move_to_end(game_id)
-                return table, seat
-        return self._restore(game_id), seat
+            table = self.loaded.get(game_id) or self.alive.get(game_id)
+            if table is None or table.dropped:
+                return None
+            self.loaded[game_id] = table
+            self.loaded.move_to_end(game_id)
+            self._evict()
+            return table
 
     def _restore(self, game_id: str) -> Table:
-        """A stored game played again from its log, exactly as `rulekit replay` does."""
+        """A stored game played again from its log, exactly as `rulekit replay` does
+        (called under the game's restoring lock)."""
         from rulekit.replay import GameLog, LogError, rebuild
 
         g = self.store.get(game_id)
@@ -383,19 +554,16 @@ class Tables:
         game = self.game(g.game_key, g.params)
         entries = [dict(e, _line=i + 2) for i, e in enumerate(g.log)]
         try:
-            state = rebuild(game, GameLog(g.game_key, g.params, g.players, g.seed, entries,
-                                          file=f"game {game_id}"))
+            with budget.limit(WORK_PER_MOVE, "rebuilding the game from its log"):
+                state = rebuild(game, GameLog(g.game_key, g.params, g.players, g.seed,
+                                              entries, file=f"game {game_id}"))
         except LogError as exc:
             raise WebError(500, f"the stored game cannot be resumed: {exc}") from None
         table = Table(game_id, g.game_key, self.files[g.game_key], game, state, g.seats,
                       g.params, self._place(game_id, game))
-        with self.lock:
-            if game_id in self.loaded:  # another request restored it meanwhile
-                return self.loaded[game_id]
-        with table.lock:  # a stop between a move and the bots' answers: they answer now
-            table.advance()
-            self.save(table)
         self._keep(table)
+        with table.held():  # a stop between a move and the bots' answers: they answer now
+            self._advance(table)
         return table
 
     def _place(self, game_id: str, game: Any) -> SeriesPlace | None:
@@ -415,16 +583,30 @@ class Tables:
     def _keep(self, table: Table) -> None:
         with self.lock:
             self.loaded[table.id] = table
+            self.alive[table.id] = table
             self.loaded.move_to_end(table.id)
-            while len(self.loaded) > self.limits.tables_in_memory:
-                self.loaded.popitem(last=False)
+            self._evict()
+
+    def _evict(self) -> None:
+        """Unload the tables used least recently past the limit (held: self.lock)."""
+        while len(self.loaded) > self.limits.tables_in_memory:
+            self.loaded.popitem(last=False)
+
+    def check_seat(self, spec: Any, who: str = "") -> None:
+        """A seat is a person's or a bot this server runs: a search bot of iteration
+        budgets up to the limit (greedy playouts cost GREEDY_ITERATION each)."""
+        cap = self.limits.bot_iterations
+        m = _BOT.fullmatch(spec) if isinstance(spec, str) else None
+        if spec != HUMAN and m is None:
+            raise WebError(400, f"{who}{str(spec)[:60]!r}: a seat is {HUMAN!r} or a bot: "
+                                f"{', '.join(BOT_CHOICES)} (mcts up to {cap} iterations)")
+        if m is not None and m.group(1):
+            cost = int(m.group(1)) * (GREEDY_ITERATION if m.group(2) == ":greedy" else 1)
+            if cost > cap:
+                raise WebError(400, f"{who}{spec!r}: a bot here searches {cap} iterations at "
+                                    f"most ({cap // GREEDY_ITERATION} with greedy playouts), "
+                                    "so that a move is answered within a second")
 
     def tokens(self, table: Table) -> dict[int, str]:
         return self.store.tokens(table.id)
 
-
-def _check_seat(spec: Any, who: str = "") -> None:
-    """A seat is a person's or a bot this server runs (iteration budgets below 1000)."""
-    if spec != HUMAN and not (isinstance(spec, str) and _BOT.fullmatch(spec)):
-        raise WebError(400, f"{who}{str(spec)[:60]!r}: a seat is {HUMAN!r} or a bot: "
-                            f"{', '.join(BOT_CHOICES)} (mcts up to 999 iterations)")
