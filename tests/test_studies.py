@@ -370,7 +370,7 @@ def test_dask_local_is_a_cluster_no_one_else_can_use(monkeypatch: pytest.MonkeyP
         cluster = made(module)
         address = cluster.scheduler_address
         seen.append(address)
-        assert address.startswith("tls://127.0.0.1:")
+        assert address.startswith("tls://127.0.0.1:"), address
         # a client with no key, or with a key of its own, or over plain TCP, gets nowhere
         with pytest.raises(TypeError, match="TLS"):
             distributed.Client(address, timeout="3s")
@@ -379,12 +379,16 @@ def test_dask_local_is_a_cluster_no_one_else_can_use(monkeypatch: pytest.MonkeyP
         with pytest.raises((CommClosedError, OSError)):
             distributed.Client("tcp://" + address[len("tls://"):], timeout="3s")
         # every port the cluster opened speaks TLS: no dashboard, no web page of a worker
-        info = cluster.scheduler_info["workers"]
+        # asked of the scheduler once every worker is in (the cluster's own copy of this is
+        # refreshed now and then, and lags on a busy machine)
+        with distributed.Client(cluster, security=cluster.security) as client:
+            client.wait_for_workers(len(cluster.workers), timeout=60)
+            info = client.scheduler_info()["workers"]
         tls = {address, *info, *(w["nanny"] for w in info.values())}
-        assert all(a.startswith("tls://") for a in tls)
+        assert all(a.startswith("tls://") for a in tls), tls
         workers = [nanny.process.process.pid for nanny in cluster.workers.values()]
         opened = (listening_ports() - before) | listening_ports(workers)
-        assert opened == {int(a.rsplit(":", 1)[1]) for a in tls}
+        assert opened == {int(a.rsplit(":", 1)[1]) for a in tls}, (opened, tls)
         return cluster
 
     monkeypatch.setattr(cluster_module, "local_cluster", attacked)
