@@ -396,11 +396,14 @@ def ladder(file: str, bots: list[str], games: int, players: int | None, seed: in
     from rulekit.ladder import format_ladder
     from rulekit.ladder import ladder as run
     from rulekit.studies.command import interruptible
+    from rulekit.studies.progress import ProgressLine
 
     with _user_errors(), interruptible():
         game = _load(file, sets, extends_roots)
         n = _players(game, players)
-        report = run(game, bots, games, n, seed, jobs=jobs, dask=dask)
+        pairs = len(bots) * (len(bots) - 1) // 2
+        with ProgressLine(pairs * games) as line:
+            report = run(game, bots, games, n, seed, progress=line.update, jobs=jobs, dask=dask)
     click.echo(json.dumps(report, indent=2) if as_json else format_ladder(report))
 
 
