@@ -354,8 +354,11 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
     from rulekit.spec.params import parse_set_options
     from rulekit.studies import command, plot, sweep, text
 
-    with _user_errors(), command.interruptible():
+    try:  # a --vary that is not one or two lists of values is a usage error (exit 2)
         points = sweep.parse_vary(vary)
+    except RulekitError as exc:
+        raise click.UsageError(str(exc)) from None
+    with _user_errors(), command.interruptible():
         base = parse_set_options(list(sets)) if sets else {}
         import rulekit
 

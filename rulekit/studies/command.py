@@ -114,3 +114,13 @@ def run_study(study: Study, games: int, as_json: bool, render: Callable[[dict], 
         draw(plot, report, tallies)
     if interrupted:
         raise click.exceptions.Exit(130)
+
+
+def install_hint(extra: str) -> str:
+    """How to install an optional extra, as this copy of rulekit was installed: from a
+    source checkout (`pip install rulekit[...]` would fetch another rulekit from the index)
+    or from a package."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "rulekit").is_dir():
+        return f"python -m pip install -e '.[{extra}]' in the checkout {printable(str(root))}"
+    return f"pip install 'rulekit[{extra}]'"

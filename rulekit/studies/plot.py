@@ -27,8 +27,10 @@ def require(path: str) -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise RulekitError("--plot needs matplotlib: install the extra with "
-                           "pip install 'rulekit[plot]'") from None
+        from rulekit.studies.command import install_hint
+
+        raise RulekitError("--plot needs matplotlib: install the extra plot with "
+                           + install_hint("plot")) from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
