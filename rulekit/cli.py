@@ -604,14 +604,45 @@ def serve(files: tuple[str, ...], host: str, port: int, db: str) -> None:
             raise RulekitError("rulekit serve needs the optional extra web: "
                                "pip install 'rulekit[web]'") from None
         from rulekit.web import game_files
-        from rulekit.web import serve as run
+        from rulekit.web.app import create_app
 
         served = game_files(expand(files))
         for path in served.values():  # a file that does not load is said now, not in a page
             rulekit.load_game(path)
         click.echo(f"rulekit: {len(served)} game(s) at http://{host}:{port}/ (Ctrl-C stops; "
                    f"games are kept in {printable(db)})")
-        run(served, host, port, db)
+        _serve_until_ctrl_c(create_app(served, db), host, port)
+
+
+def _serve_until_ctrl_c(app: Any, host: str, port: int) -> None:
+    """Run the app with uvicorn's own signal handling; Ctrl-C stops it with one line and
+    exit 130. Open pages keep event streams, which a stop waits for a moment only and then
+    cancels: uvicorn would log each cancelled stream with a traceback, so once the server
+    is stopping its error log is silenced."""
+    import logging
+
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                            timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+
+    class Stopping(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            return not server.should_exit
+
+    quiet = Stopping()
+    log = logging.getLogger("uvicorn.error")
+    log.addFilter(quiet)
+    try:
+        server.run()  # uvicorn raises the caught SIGINT again once it has stopped
+    except KeyboardInterrupt:
+        pass
+    finally:
+        log.removeFilter(quiet)
+    if server.should_exit:
+        click.echo("rulekit: stopped", err=True)
+        raise click.exceptions.Exit(130)
 
 
 # ---- test --------------------------------------------------------------------------------------
