@@ -69,3 +69,10 @@ def test_sweep_summary_names_the_figure_a_value_moves() -> None:
     first = out.split("\n\n")[0].replace("\n  ", " ")
     assert re.search(r"score from [\d.]+ points \(divisor=\d\) to [\d.]+ points", first)
     assert "no clear change in" in first
+
+
+def test_a_report_of_no_finished_game_claims_nothing() -> None:
+    from rulekit.studies.text import summary_compare, summary_simulate, summary_sweep
+
+    for summary in (summary_simulate, summary_compare, summary_sweep):
+        assert summary({"games": 0}) == "no game finished: nothing to report yet"

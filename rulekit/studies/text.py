@@ -86,6 +86,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
 
 def summary_simulate(r: dict) -> str:
     """The first line of simulate: seat 0's wins against its share, the edge, the length."""
+    if not r["games"]:
+        return "no game finished: nothing to report yet"
     first = r["by_seat"][0]["win_rate"]
     edge = r["first_player_edge"]
     fair = r["fair_share"]
@@ -148,6 +150,8 @@ def _is_rate(figure: str) -> bool:
 
 def summary_compare(r: dict) -> str:
     """The first line of compare: score, length and first-player edge of B against A."""
+    if not r["games"]:
+        return "no game finished: nothing to report yet"
     diffs = {d["figure"]: d for d in r["differences"]}
     score = diffs.get("score (all seats)")
     turns = diffs.get("turns")
@@ -225,6 +229,8 @@ def _sweep_value(title: str, value: float) -> str:
 def summary_sweep(r: dict) -> str:
     """The first line of sweep: per figure, the points it is lowest and highest at, where
     their intervals do not overlap; the figures the params leave unclear, named once."""
+    if not r["games"]:
+        return "no game finished: nothing to report yet"
     rows = table_rows(r)
     if len(rows) < 2:
         return "one point only: nothing to compare"
