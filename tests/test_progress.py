@@ -85,3 +85,14 @@ def test_off_a_terminal_the_line_draws_nothing() -> None:
     with ProgressLine(5, stream=stream) as line:
         line.update(5)
     assert stream.getvalue() == ""
+
+
+def test_the_rate_stops_at_the_last_game() -> None:
+    now = [0.0]
+    stream = io.StringIO()
+    with ProgressLine(4, stream=stream, force=True, clock=lambda: now[0]) as line:
+        now[0] = 2.0
+        line.update(4)
+        now[0] = 10.0  # processes or a cluster shutting down
+        line.draw()
+    assert "playing: 4/4 games, 2.0 games/s" in stream.getvalue()

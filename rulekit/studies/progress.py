@@ -41,6 +41,7 @@ class ProgressLine:
         self.done = 0
         self.started = self.clock()
         self.width = 0
+        self.finished: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -70,6 +71,8 @@ class ProgressLine:
 
     def text(self, now: float) -> str:
         """The line: games done of the total, games a second and the time left."""
+        if self.finished is not None:
+            now = self.finished
         elapsed = max(now - self.started, 1e-9)
         rate = self.done / elapsed
         digits = 1 if rate >= 1 else 2
@@ -82,6 +85,9 @@ class ProgressLine:
 
     def update(self, n: int) -> None:
         self.done += n
+        if self.done >= self.total and self.finished is None:
+            # the rate of the games alone: a pool or cluster shutting down plays none
+            self.finished = self.clock()
 
     def draw(self) -> None:
         """Write the line over the previous one (truncated to fit 80 columns)."""
