@@ -354,8 +354,11 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
     from rulekit.spec.params import parse_set_options
     from rulekit.studies import command, plot, sweep, text
 
-    with _user_errors(), command.interruptible():
+    try:  # a --vary that is not one or two lists of values is a usage error (exit 2)
         points = sweep.parse_vary(vary)
+    except RulekitError as exc:
+        raise click.UsageError(str(exc)) from None
+    with _user_errors(), command.interruptible():
         base = parse_set_options(list(sets)) if sets else {}
         import rulekit
 
@@ -396,11 +399,14 @@ def ladder(file: str, bots: list[str], games: int, players: int | None, seed: in
     from rulekit.ladder import format_ladder
     from rulekit.ladder import ladder as run
     from rulekit.studies.command import interruptible
+    from rulekit.studies.progress import ProgressLine
 
     with _user_errors(), interruptible():
         game = _load(file, sets, extends_roots)
         n = _players(game, players)
-        report = run(game, bots, games, n, seed, jobs=jobs, dask=dask)
+        pairs = len(bots) * (len(bots) - 1) // 2
+        with ProgressLine(pairs * games) as line:
+            report = run(game, bots, games, n, seed, progress=line.update, jobs=jobs, dask=dask)
     click.echo(json.dumps(report, indent=2) if as_json else format_ladder(report))
 
 
@@ -598,14 +604,45 @@ def serve(files: tuple[str, ...], host: str, port: int, db: str) -> None:
             raise RulekitError("rulekit serve needs the optional extra web: "
                                "pip install 'rulekit[web]'") from None
         from rulekit.web import game_files
-        from rulekit.web import serve as run
+        from rulekit.web.app import create_app
 
         served = game_files(expand(files))
         for path in served.values():  # a file that does not load is said now, not in a page
             rulekit.load_game(path)
         click.echo(f"rulekit: {len(served)} game(s) at http://{host}:{port}/ (Ctrl-C stops; "
                    f"games are kept in {printable(db)})")
-        run(served, host, port, db)
+        _serve_until_ctrl_c(create_app(served, db), host, port)
+
+
+def _serve_until_ctrl_c(app: Any, host: str, port: int) -> None:
+    """Run the app with uvicorn's own signal handling; Ctrl-C stops it with one line and
+    exit 130. Open pages keep event streams, which a stop waits for a moment only and then
+    cancels: uvicorn would log each cancelled stream with a traceback, so once the server
+    is stopping its error log is silenced."""
+    import logging
+
+    import uvicorn
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                            timeout_graceful_shutdown=2)
+    server = uvicorn.Server(config)
+
+    class Stopping(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            return not server.should_exit
+
+    quiet = Stopping()
+    log = logging.getLogger("uvicorn.error")
+    log.addFilter(quiet)
+    try:
+        server.run()  # uvicorn raises the caught SIGINT again once it has stopped
+    except KeyboardInterrupt:
+        pass
+    finally:
+        log.removeFilter(quiet)
+    if server.should_exit:
+        click.echo("rulekit: stopped", err=True)
+        raise click.exceptions.Exit(130)
 
 
 # ---- test --------------------------------------------------------------------------------------

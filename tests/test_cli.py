@@ -144,8 +144,8 @@ def test_simulate_text_report() -> None:
     assert "10 games, 2 players" in out
     assert "win rate" in out and "score mean" in out and "95% intervals" in out
     assert "greedy" in out and "random" in out
-    assert "game length:" in out and "how games ended:" in out
-    assert "playing" not in out  # no progress bar off a terminal
+    assert "turns:" in out and "decisions:" in out and "how games ended:" in out
+    assert "games/s" not in out  # no progress line off a terminal
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from rulekit.errors import RulekitError
+from rulekit.studies.command import install_hint
 from rulekit.studies.runner import play_batch
 
 
@@ -27,7 +28,7 @@ def _import_distributed() -> Any:
         import distributed
     except ImportError:
         raise RulekitError("--dask needs Dask's distributed scheduler: install the extra with "
-                           "pip install 'rulekit[dask]'") from None
+                           + install_hint("dask")) from None
     return distributed
 
 
@@ -46,7 +47,8 @@ def local_cluster(distributed: Any) -> Any:
         security = distributed.Security.temporary()
     except ImportError:
         raise RulekitError("--dask local needs the cryptography package for its private "
-                           "keys: install the extra with pip install 'rulekit[dask]'") from None
+                           "keys: install the extra with "
+                           + install_hint("dask")) from None
     # the workers' processes get this configuration from their nannies
     with dask.config.set({"distributed.scheduler.http.routes": [],
                           "distributed.worker.http.routes": []}):

@@ -1,4 +1,4 @@
-"""What simulate, compare and sweep share on the command line: the progress bar, Ctrl-C,
+"""What simulate, compare and sweep share on the command line: the progress line, Ctrl-C,
 `--games-out`, `--plot` and printing the report.
 
 Every output file (`--games-out`, `--plot`, sweep's `--csv`) is tried before the first
@@ -13,15 +13,15 @@ removed rather than left behind.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 import click
 
 from rulekit.errors import RulekitError
+from rulekit.studies.progress import ProgressLine
 from rulekit.studies.simulate import Interrupted, SimulateTally
 from rulekit.text import printable
 
@@ -80,10 +80,6 @@ def _games_out(path: str | None) -> Iterator[IO[str] | None]:
             Path(path).unlink()
 
 
-def _bar(games: int) -> Any:
-    if games >= 50 and sys.stderr.isatty():
-        return click.progressbar(length=games, label="playing", file=sys.stderr)
-    return nullcontext(None)
 
 
 def run_study(study: Study, games: int, as_json: bool, render: Callable[[dict], str],
@@ -101,8 +97,8 @@ def run_study(study: Study, games: int, as_json: bool, render: Callable[[dict], 
         check_output(option, path)
     tallies: list[SimulateTally] = []
     interrupted = False
-    with _games_out(games_out) as out, _bar(games) as bar:
-        progress = bar.update if bar is not None else None
+    with _games_out(games_out) as out, ProgressLine(games) as bar:
+        progress = bar.update
         try:
             report = study(games=games, progress=progress, games_out=out, tallies=tallies,
                            **kwargs)
@@ -118,3 +114,13 @@ def run_study(study: Study, games: int, as_json: bool, render: Callable[[dict], 
         draw(plot, report, tallies)
     if interrupted:
         raise click.exceptions.Exit(130)
+
+
+def install_hint(extra: str) -> str:
+    """How to install an optional extra, as this copy of rulekit was installed: from a
+    source checkout (`pip install rulekit[...]` would fetch another rulekit from the index)
+    or from a package."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "rulekit").is_dir():
+        return f"python -m pip install -e '.[{extra}]' in the checkout {printable(str(root))}"
+    return f"pip install 'rulekit[{extra}]'"

@@ -27,8 +27,10 @@ def require(path: str) -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise RulekitError("--plot needs matplotlib: install the extra with "
-                           "pip install 'rulekit[plot]'") from None
+        from rulekit.studies.command import install_hint
+
+        raise RulekitError("--plot needs matplotlib: install the extra plot with "
+                           + install_hint("plot")) from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -99,17 +101,20 @@ def plot_sweep(path: str, report: dict, title: str) -> None:
     fig, axes = plt.subplots(2, 3, figsize=(12, 6.5))
     positions = {repr(row[x_name]): i for i, row in enumerate(groups[next(iter(groups))])}
     for ax, (column, _) in zip(axes.flat, COLUMNS):
+        # rates in percent and the edge in percentage points, as in the text report
+        scale = 100 if column.endswith(("rate", "edge")) else 1
         for key, group in groups.items():
             xs = [positions[repr(r[x_name])] for r in group]
-            ys = [r[column] for r in group]
-            err = [[y - r[f"{column} low"] for y, r in zip(ys, group)],
-                   [r[f"{column} high"] - y for y, r in zip(ys, group)]]
+            ys = [scale * r[column] for r in group]
+            err = [[y - scale * r[f"{column} low"] for y, r in zip(ys, group)],
+                   [scale * r[f"{column} high"] - y for y, r in zip(ys, group)]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=key or None)
         ax.set_xticks(list(positions.values()),
                       [printable(k) for k in positions], fontsize=8)
         if column == "first-player edge":  # no edge: the fair share exactly
             ax.axhline(0, color="grey", linewidth=0.8)
-        ax.set(title=column, xlabel=printable(x_name))
+        unit = " (%)" if column.endswith("rate") else " (pp)" if column.endswith("edge") else ""
+        ax.set(title=column + unit, xlabel=printable(x_name))
         if len(groups) > 1:
             ax.legend(fontsize=7)
     fig.suptitle(title)

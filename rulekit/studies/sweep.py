@@ -45,8 +45,9 @@ def parse_vary(items: Sequence[str]) -> dict[str, list]:
         raise RulekitError("each --vary names a different param")
     for name, values in vary.items():
         if not isinstance(values, list) or not values:
-            raise RulekitError(f"--vary {name}=...: expected a list of values, e.g. "
-                               f"--vary '{name}=[3, 5, 8]'")
+            got = "an empty list" if values == [] else repr(values)
+            raise RulekitError(f"--vary {name}=...: the value must be a YAML list of values, "
+                               f"e.g. --vary '{name}=[3, 5, 8]', not {got}")
     points = 1
     for values in vary.values():
         points *= len(values)
