@@ -215,3 +215,35 @@ def test_connect_four_is_played_to_the_end_by_clicking_the_boards_columns(
     assert pixels((204, 51, 51)) < disc * 2 * ours  # nothing else is red
     assert pixels((47, 95, 168)) > 20_000  # the board
     page.close()
+
+
+def test_two_people_decide_qwixx_s_white_sum_at_once_in_either_order(browser: Any,
+                                                                      server: str) -> None:
+    r = httpx.post(server + "/api/games", json={"game": "qwixx", "seats": ["human", "human"],
+                                                "seed": 5})
+    tokens = [r.json()["seats"][str(s)]["token"] for s in (0, 1)]
+    pages_ = []
+    for token in tokens:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(f"{server}/seat/{token}")
+        pages_.append(page)
+    first, second = pages_
+    # the white sum: both seats see their choices at once, whoever the engine asks first
+    for page in pages_:
+        page.wait_for_selector("button.choice")
+        assert "white sum" in page.inner_text("h2.title")
+        assert "your choice" in page.inner_text("p.status")
+    # seat 1 chooses first: it is kept, unseen by seat 0, and played when seat 0 chooses
+    label = second.get_attribute("button.choice[data-label=pass]", "data-label")
+    second.click(f'button.choice[data-label="{label}"]')
+    second.wait_for_selector("p.status:has-text('you have chosen')")
+    assert second.locator("button.choice").count() == 0
+    assert "has chosen" not in first.inner_text("section.events")
+    assert first.locator("button.choice").count() > 0
+    click_and_wait(first, "button.choice[data-label=pass]")
+    for page in pages_:  # the window resolved: both passes are in the event list
+        page.wait_for_function("document.querySelectorAll('section.events li').length > 0")
+    second.wait_for_selector("section.events li:has-text('player 1 (you): pass')")
+    assert second.inner_text("#error") == "" and first.inner_text("#error") == ""
+    for page in pages_:
+        page.close()

@@ -105,6 +105,10 @@ def fragment(view: dict[str, Any], token: str) -> str:
         head += "the game is over"
     elif view["deciding"] == seat:
         head += "<strong>your choice</strong>"
+        if view.get("together"):
+            head += f" (at the same time as {esc(', '.join(view['together']))})"
+    elif view.get("chosen"):
+        head += f"you have chosen; waiting for {esc(view['deciding_name'])}"
     elif view["deciding"] is not None:
         head += f"waiting for {esc(view['deciding_name'])}"
     head += "</p>"

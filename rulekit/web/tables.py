@@ -123,6 +123,11 @@ class Table:
         #: written): a request that still holds it finds the game anew
         self.dropped = False
         self.views: dict[int, tuple[int, dict[str, Any]]] = {}  # seat -> (version, view)
+        #: choices made early in a window of simultaneous decisions (seat -> label): the
+        #: engine asks the window's seats one by one, a person need not wait for the seats
+        #: before; each is played, and stored, when the engine asks its seat. In memory
+        #: only, and never shown to another seat.
+        self.early: dict[int, str] = {}
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -153,7 +158,11 @@ class Table:
             seat = st.current_player
             bot = self.bots.get(seat)
             if bot is None:
-                return
+                label = self.early.pop(seat, None)
+                if label is not None and label in [a.label for a in st.legal_actions()]:
+                    st.apply(label)
+                    continue
+                return  # (a choice no longer legal is dropped: the seat chooses anew)
             # seeded by the game's seed and the position, so a game is the same when
             # replayed and when the server was restarted in between
             rng = random.Random(derive_seed(st.seed, "web", "bots", len(st.log)))
@@ -171,15 +180,66 @@ class Table:
                                 f"chosen at {version}): look again and choose anew")
         if st.is_over:
             raise WebError(409, "the game is over")
-        if st.current_player != seat:
+        early = st.current_player != seat
+        if seat in self.early:
+            raise WebError(409, "you have chosen already: the others are still deciding")
+        if early and seat not in self.window_due():
             raise WebError(409, f"it is not your turn: {self.name(st.current_player, seat)} "
                                 "decides now")
-        labels = [a.label for a in st.legal_actions()]
+        labels = self.choices(seat)
         if label not in labels:
             raise WebError(400, f"{label[:100]!r} is not a legal choice now; legal: "
                                 + ", ".join(labels))
+        if early:  # played when the window asks this seat
+            self.early[seat] = label
+            self.views.pop(seat, None)
+            return
         st.apply(label)
         self.advance()
+
+    def seen(self) -> tuple[int, tuple[int, ...]]:
+        """What a kept view stands for: the version, and the seats that chose early."""
+        return self.version, tuple(sorted(self.early))
+
+    def _window(self) -> Any:
+        """The window of simultaneous decisions now asking, if any."""
+        pending = self.state._pending
+        return pending.window if pending is not None else None
+
+    def window_due(self) -> list[int]:
+        """The people whose choice in the window now open is still due (the seat the
+        engine asks included), who may all decide at once, in any order."""
+        window = self._window()
+        if window is None or self.state.is_over:
+            return []
+        return [s for s in window.seats[window.k:]
+                if s not in self.bots and s not in self.early]
+
+    def choices(self, seat: int) -> list[str]:
+        """The labels `seat` may choose now: the decision due, or its part of the window
+        open (effects in a window wait for everyone, so the options are those of now)."""
+        st = self.state
+        if st.is_over or st.is_chance:
+            return []
+        if st.current_player == seat:
+            return [a.label for a in st.legal_actions()]
+        if seat not in self.window_due():
+            return []
+        window = self._window()
+        return [a.label for a in window.step.actions(st, seat, window.env)]
+
+    def window_title(self, seat: int) -> str:
+        """The window's `title:` as `seat` reads it (the seat the engine asks: its own)."""
+        st = self.state
+        if st.current_player == seat:
+            return st.decision_title()
+        window = self._window()
+        text = getattr(window.step, "title", None) if window is not None else None
+        if text is None:
+            return ""
+        env = dict(window.env or {})
+        env["player"] = st.players[seat]
+        return text(st, env)
 
     def name(self, player: int | None, seat: int | None) -> str:
         """How `seat`'s page calls `player`: you, a bot by its spec, or just its number."""
@@ -221,7 +281,7 @@ class Table:
         game's own work budget as it found it (a page is not a move, and a game rebuilt
         from its log must have the same budget left as the one in memory)."""
         kept = self.views.get(seat)
-        if kept is not None and kept[0] == self.version:
+        if kept is not None and kept[0] == self.seen():
             return dict(kept[1])
         st = self.state
         work_left = getattr(st, "_work_left", None)
@@ -231,7 +291,7 @@ class Table:
         finally:
             if work_left is not None:
                 st._work_left = work_left
-        self.views[seat] = (self.version, out)
+        self.views[seat] = (self.seen(), out)
         return dict(out)
 
     def _view(self, seat: int) -> dict[str, Any]:
@@ -252,7 +312,9 @@ class Table:
                 return fallback
 
         deciding = st.current_player
-        mine = deciding == seat
+        due = self.window_due()
+        mine = deciding == seat or seat in due
+        chosen = seat in self.early
         scores = part(st.scores, [0] * st.n)
         board = part(lambda: "".join(kind.html(st, seat) for kind in game.components), "")
         lines = part(lambda: game.display(st, None), [])
@@ -268,10 +330,13 @@ class Table:
             "game": game.name, "table": self.id, "seat": seat, "players": st.n,
             "version": self.version, "turn": st.turn,
             "board": board, "display": lines, "player_parts": players,
-            "deciding": deciding, "deciding_name": self.name(deciding, seat),
-            "title": part(st.decision_title, "") if mine else "",
-            "help": part(st.decision_help, "") if mine else "",
-            "choices": [a.label for a in st.legal_actions()] if mine else [],
+            "deciding": seat if mine else deciding,
+            "deciding_name": self.name(seat if mine else deciding, seat),
+            "together": [self.name(s, seat) for s in due if s != seat] if mine else [],
+            "chosen": chosen,
+            "title": part(lambda: self.window_title(seat), "") if mine else "",
+            "help": part(st.decision_help, "") if deciding == seat else "",
+            "choices": part(lambda: self.choices(seat), []) if mine else [],
             "events": self.events(seat),
             "scores": scores, "over": st.is_over,
             "winners": part(st.winners, []) if st.is_over else [],
