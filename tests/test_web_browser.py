@@ -239,11 +239,17 @@ def test_two_people_decide_qwixx_s_white_sum_at_once_in_either_order(browser: An
     second.wait_for_selector("p.status:has-text('you have chosen')")
     assert second.locator("button.choice").count() == 0
     assert "has chosen" not in first.inner_text("section.events")
-    assert first.locator("button.choice").count() > 0
-    click_and_wait(first, "button.choice[data-label=pass]")
-    for page in pages_:  # the window resolved: both passes are in the event list
-        page.wait_for_function("document.querySelectorAll('section.events li').length > 0")
+    # each choice tells what it would score: a cross +1, a pass nothing
+    cross = first.locator("button.choice:not([data-label=pass])").first
+    label = cross.get_attribute("data-label")
+    assert cross.locator("span.points").inner_text() == "+1"
+    assert first.locator("button.choice[data-label=pass] span.points").count() == 0
+    click_and_wait(first, f'button.choice[data-label="{label}"]')
+    # the window resolved: both choices are in the event list, with the points made
     second.wait_for_selector("section.events li:has-text('player 1 (you): pass')")
+    second.wait_for_selector(f"section.events li:has-text('player 0: {label} (+1, score 1)')")
+    assert first.locator(f"section.events li:has-text('player 0 (you): {label} "
+                         "(+1, score 1)')").count() == 1
     assert second.inner_text("#error") == "" and first.inner_text("#error") == ""
     for page in pages_:
         page.close()

@@ -131,8 +131,11 @@ def fragment(view: dict[str, Any], token: str) -> str:
                        f'{p["html"]}{lines}</section>')
     decision = ""
     if view["choices"]:
+        points = view.get("points") or {}
         buttons = "".join(f'<button class="choice" data-label="{esc(label)}">{esc(label)}'
-                          "</button>" for label in view["choices"])
+                          + (f' <span class="points">{esc(points[label])}</span>'
+                             if label in points else "")
+                          + "</button>" for label in view["choices"])
         title = f'<h2 class="title">{esc(view["title"])}</h2>' if view["title"] else ""
         help_ = (f'<details class="help"><summary>help</summary><p>{esc(view["help"])}</p>'
                  "</details>") if view["help"] else ""

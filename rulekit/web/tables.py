@@ -128,6 +128,10 @@ class Table:
         #: before; each is played, and stored, when the engine asks its seat. In memory
         #: only, and never shown to another seat.
         self.early: dict[int, str] = {}
+        #: the points a log entry made: its index -> (each seat's change, each seat's
+        #: score after), for the event list (in memory: a game rebuilt from its store
+        #: tells the points of the moves made since)
+        self.points: dict[int, tuple[list[Any], list[Any]]] = {}
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -153,20 +157,20 @@ class Table:
         st = self.state
         while not st.is_over:
             if st.is_chance:
-                st.resolve_chance()
+                self._scored(st.resolve_chance)
                 continue
             seat = st.current_player
             bot = self.bots.get(seat)
             if bot is None:
                 label = self.early.pop(seat, None)
                 if label is not None and label in [a.label for a in st.legal_actions()]:
-                    st.apply(label)
+                    self._scored(st.apply, label)
                     continue
                 return  # (a choice no longer legal is dropped: the seat chooses anew)
             # seeded by the game's seed and the position, so a game is the same when
             # replayed and when the server was restarted in between
             rng = random.Random(derive_seed(st.seed, "web", "bots", len(st.log)))
-            st.apply(bot.choose(st, rng).label)
+            self._scored(st.apply, bot.choose(st, rng).label)
 
     def move(self, seat: int, label: Any, version: Any) -> None:
         """The person at `seat` plays `label`, chosen when the game was at `version`;
@@ -194,8 +198,12 @@ class Table:
             self.early[seat] = label
             self.views.pop(seat, None)
             return
-        st.apply(label)
+        self._scored(st.apply, label)
         self.advance()
+
+    def _scored(self, play: Any, *args: Any) -> None:
+        """Play, and keep the points it made (a window's: at the choice that resolved it)."""
+        _scored(self.state, self.points, play, *args)
 
     def seen(self) -> tuple[int, tuple[int, ...]]:
         """What a kept view stands for: the version, and the seats that chose early."""
@@ -252,22 +260,67 @@ class Table:
 
     def events(self, seat: int) -> list[str]:
         """The log as `seat` may see it, one line an entry, the latest last."""
-        from rulekit.terminal import describe_entry
+        from rulekit.terminal import describe_entry, number, signed
 
         st = self.state
         log = st.log
         hidden = set(st.hidden_choices(seat))
         secret = st.secret_chances()
         start = max(0, len(log) - EVENTS_SHOWN)
-        out = []
+        out: list[str] = []
+        told: dict[int, int] = {}  # seat -> where its last move stands in `out`
         for i in range(start, len(log)):
-            if log[i].get("to", seat) != seat:  # a line said to another player alone
+            entry = log[i]
+            if "chance" in entry:
+                told.clear()  # points after a roll are not those of a move before it
+            if entry.get("to", seat) != seat:  # a line said to another player alone
                 continue
             if i in hidden:
-                out.append(f"{self.name(log[i]['seat'], seat)}: has chosen (shown when "
+                out.append(f"{self.name(entry['seat'], seat)}: has chosen (shown when "
                            "everyone has)")
             else:
-                out.append(describe_entry(log[i], lambda p: self.name(p, seat), secret))
+                out.append(describe_entry(entry, lambda p: self.name(p, seat), secret))
+            if "action" in entry and i not in hidden:
+                told[entry.get("seat")] = len(out) - 1
+            made = self.points.get(i)
+            if made is None:
+                continue
+            # told with the move that made them (a window's: each seat's own choice)
+            for p, d in enumerate(made[0]):
+                if not d:
+                    continue
+                text = f"{signed(d)}, score {number(made[1][p])}"
+                if p in told:
+                    out[told.pop(p)] += f" ({text})"
+                else:
+                    out.append(f"{self.name(p, seat)}: {text}")
+            told.clear()
+        return out
+
+    def previews(self, seat: int) -> dict[str, str]:
+        """What each choice due at `seat` would change its score by ("+2"), read from
+        `State.preview` under a part of the page's work budget; a choice whose preview
+        fails, runs out of work or changes nothing shows nothing."""
+        from rulekit.terminal import signed
+
+        st = self.state
+        if st.is_over or st.current_player != seat:
+            return {}
+        out: dict[str, str] = {}
+        try:
+            with budget.limit(WORK_PER_VIEW // 4, "the choices' points"):
+                now = st.scores()[seat]
+                for a in st.legal_actions():
+                    try:
+                        d = st.preview(a).scores()[seat] - now
+                    except _VIEW_ERRORS as exc:
+                        if isinstance(exc, budget.BudgetExceeded):
+                            raise
+                        continue
+                    if d:
+                        out[a.label] = signed(d)
+        except budget.BudgetExceeded:
+            pass  # the previews made so far are shown
         return out
 
     def view(self, seat: int) -> dict[str, Any]:
@@ -337,6 +390,7 @@ class Table:
             "title": part(lambda: self.window_title(seat), "") if mine else "",
             "help": part(st.decision_help, "") if deciding == seat else "",
             "choices": part(lambda: self.choices(seat), []) if mine else [],
+            "points": self.previews(seat),
             "events": self.events(seat),
             "scores": scores, "over": st.is_over,
             "winners": part(st.winners, []) if st.is_over else [],
@@ -376,6 +430,34 @@ class Table:
         from rulekit.replay import log_text
 
         return log_text(self.state, Path(self.game_file).name, self.params)
+
+
+def _scored(st: Any, points: dict[int, tuple[list[Any], list[Any]]], play: Any,
+            *args: Any) -> None:
+    """`play(*args)` on `st`, noting in `points` what it changed of the scores."""
+    before = st.scores()
+    play(*args)
+    after = st.scores()
+    if after != before and st.log:
+        points[len(st.log) - 1] = ([a - b for a, b in zip(after, before)], after)
+
+
+def _points(game: Any, g: StoredGame) -> dict[int, tuple[list[Any], list[Any]]]:
+    """The points each entry of a stored game made, for its event list: the game played
+    again, as `rebuild` did, with the scores read after each step (under a budget of its
+    own; past it, or on a failure, the rest of the points are left out)."""
+    points: dict[int, tuple[list[Any], list[Any]]] = {}
+    try:
+        with budget.limit(WORK_PER_MOVE, "the points of the game's moves"):
+            st = game.new_game(players=g.players, seed=g.seed)
+            for entry in g.log:
+                if "chance" in entry:
+                    _scored(st, points, st.resolve_chance, entry.get("outcome"))
+                elif "action" in entry and not entry.get("forced"):
+                    _scored(st, points, st.apply, entry["action"])
+    except _VIEW_ERRORS:
+        pass
+    return points
 
 
 class Tables:
@@ -626,6 +708,7 @@ class Tables:
             raise WebError(500, f"the stored game cannot be resumed: {exc}") from None
         table = Table(game_id, g.game_key, self.files[g.game_key], game, state, g.seats,
                       g.params, self._place(game_id, game))
+        table.points = _points(game, g)
         self._keep(table)
         with table.held():  # a stop between a move and the bots' answers: they answer now
             self._advance(table)
