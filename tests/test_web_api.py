@@ -84,7 +84,7 @@ def test_a_game_starts_and_a_move_is_played_and_answered_by_the_bot() -> None:
     assert r.status_code == 200
     after = r.json()
     assert after["version"] > v["version"]
-    assert f"player 0 (you): {label}" in after["events"]
+    assert f"player 0 (you): {label} (+1, score 1)" in after["events"]
     assert any(e.startswith("player 1 (greedy): ") for e in after["events"])
     crossed = after["components"]["sheet"]["sheets"][0][label.split()[0]]["crossed"]
     assert crossed == [int(label.split()[1])]
@@ -281,7 +281,7 @@ def test_a_choice_made_together_is_secret_until_everyone_has_chosen() -> None:
     assert label not in json.dumps(other["events"])
     assert f"player 0 (you): {label}" in view(c, tokens[0])["events"]
     assert move(c, tokens[1], "pass", other["version"]).status_code == 200
-    assert f"player 0: {label}" in view(c, tokens[1])["events"]
+    assert f"player 0: {label} (+1, score 1)" in view(c, tokens[1])["events"]
 
 
 def test_a_restarted_server_resumes_every_game_where_it_was(tmp_path: Path) -> None:
