@@ -88,6 +88,11 @@ def test_qwixx_is_started_from_the_form_and_played_to_the_end(browser: Any, serv
     page.wait_for_selector("#game")
     # the game as a person sees it: six dice, two sheets of four coloured rows, choices
     assert page.locator("figure.die").count() == 6
+    for i in range(6):  # each die drawn as a die: its face's pips on a square
+        die = page.locator("figure.die").nth(i)
+        face = int(die.get_attribute("data-face"))
+        assert die.locator("svg rect").count() == 1
+        assert die.locator("svg circle").count() == face and 1 <= face <= 6
     assert page.locator("table.sheet").count() == 2
     assert page.locator("table.sheet tr.row[data-row=red]").count() == 2
     assert page.locator("button.choice").count() >= 2
@@ -128,6 +133,14 @@ def test_domino_7_level_1_is_played_to_the_end_and_opens_level_2(browser: Any, s
     click_and_wait(page, 'svg.tile.pickable[data-pick="12|12"]')
     assert page.locator('.line svg.tile[data-tile="12|12"]').count() == 1
     assert page.locator('.you svg.tile[data-tile="12|12"]').count() == 0
+    # a tile drawn as a tile: two halves on one face, pips up to 6, the number above
+    tile = page.locator('.you svg.tile[data-tile="1|11"]')
+    assert tile.locator("rect").count() == 1 and tile.locator("line").count() == 1
+    one, eleven = tile.locator("g.half").nth(0), tile.locator("g.half").nth(1)
+    assert one.locator("circle.pip").count() == 1 and one.locator("text").count() == 0
+    assert eleven.locator("circle").count() == 0 and eleven.text_content() == "11"
+    double = page.locator('.line svg.tile[data-tile="12|12"] g.half')
+    assert double.count() == 2 and double.nth(0).text_content() == "12"
     page.click('svg.tile.pickable[data-pick="1|11"]')
     picked = page.locator("button.choice.picked")
     assert [picked.nth(i).get_attribute("data-label") for i in range(picked.count())] \
@@ -157,11 +170,12 @@ def test_two_people_see_each_others_moves_live(browser: Any, server: str) -> Non
     a, b = first.new_page(), second.new_page()
     a.goto(server + seats["0"]["page"])
     b.goto(server + seats["1"]["page"])
-    assert "waiting for player 0" in b.inner_text(".status")
+    # the white sum is everyone's at once: both pages have their choices
+    assert "your choice (at the same time as player 0)" in b.inner_text(".status")
     label = a.get_attribute("button.choice >> nth=0", "data-label")
     a.click("button.choice >> nth=0")
     # without a reload: the second page learns that player 0 chose, not what
-    b.wait_for_selector("button.choice", timeout=10_000)
+    b.locator(".events li", has_text="player 0: has chosen").wait_for(timeout=10_000)
     events = b.inner_text(".events")
     assert "player 0: has chosen" in events and label not in events
     b.click("button.choice:text-is('pass')")
