@@ -267,3 +267,30 @@ def test_two_people_decide_qwixx_s_white_sum_at_once_in_either_order(browser: An
     assert second.inner_text("#error") == "" and first.inner_text("#error") == ""
     for page in pages_:
         page.close()
+
+
+def test_a_lost_connection_is_told_and_mended_when_the_server_is_back(
+        browser: Any, tmp_path: Path) -> None:
+    db = str(tmp_path / "games.sqlite3")
+    with running(create_app(FILES, db)) as url:
+        r = httpx.post(url + "/api/games", json={"game": "qwixx", "seats": ["human", "human"],
+                                                 "seed": 4})
+        token = r.json()["seats"]["0"]["token"]
+        page = browser.new_page()
+        page.goto(f"{url}/seat/{token}")
+        page.wait_for_selector("button.choice")
+        assert page.locator("#connection").is_hidden()
+    # the server is gone: the page says so by itself, and a click says so in words
+    page.wait_for_selector("#connection", state="visible", timeout=10_000)
+    assert page.inner_text("#connection") == "connection lost, reconnecting..."
+    page.click("button.choice >> nth=0")
+    page.wait_for_selector("#error:has-text('not sent')")
+    message = page.inner_text("#error")
+    assert "the server cannot be reached" in message and "TypeError" not in message
+    # a server on the same port and store: the page reconnects, and the game goes on
+    port = int(url.rsplit(":", 1)[1])
+    with running(create_app(FILES, db), port=port):
+        page.wait_for_selector("#connection", state="hidden", timeout=15_000)
+        assert page.inner_text("#error") == ""
+        click_and_wait(page, "button.choice >> nth=0")
+        page.close()

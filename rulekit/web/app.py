@@ -171,6 +171,7 @@ class App:
             _table, view = await self._at_seat(request, _view)
         except RulekitError as exc:
             return _api_error(exc)
+        view["html"] = pages.fragment(view, request.path_params["token"])
         return JSONResponse(view, headers=_HEADERS)
 
     async def api_move(self, request: Request) -> Response:

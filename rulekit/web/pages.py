@@ -92,7 +92,9 @@ def seat_page(view: dict[str, Any], token: str, invites: dict[int, str]) -> str:
         links = ("<details class=\"invites\"><summary>links for the other people (send each "
                  f"their own)</summary><ul>{items}</ul></details>")
     return page(view["game"], f'<header><a href="/">rulekit</a> <h1>{esc(view["game"])}</h1>'
-                f'</header>{links}<p id="error" class="error" role="alert"></p>'
+                f'</header>{links}<p id="connection" class="banner" role="status" hidden>'
+                "connection lost, reconnecting...</p>"
+                f'<p id="error" class="error" role="alert"></p>'
                 f'<main id="game" data-token="{esc(token)}" data-version="{view["version"]}">'
                 f"{fragment(view, token)}</main>", script=True)
 
