@@ -47,6 +47,9 @@ def start(c: TestClient, game: str, seats: list[str], seed: int = 7, **params: o
     r = c.post("/api/games", json={"game": game, "seats": seats, "seed": seed,
                                    "params": params})
     assert r.status_code == 201, r.text
+    for v in r.json()["seats"].values():  # each seat's page, and its link to send
+        assert v["url"] == f"http://testserver{v['page']}" == \
+            f"http://testserver/seat/{v['token']}"
     return {int(s): v["token"] for s, v in r.json()["seats"].items()}
 
 
@@ -183,6 +186,7 @@ def test_the_form_starts_a_game_with_params_and_a_link_for_each_person() -> None
     assert r.status_code == 303
     page = c.get(r.headers["location"]).text
     other = page.split('class="invite" href="/seat/')[1].split('"')[0]
+    assert f'data-copy="http://testserver/seat/{other}"' in page
     assert view(c, other)["seat"] == 1 and "player 2 (random)" in page
     bad = c.post("/games", data={"game": "qwixx", "players": "2", "seat0": "human",
                                  "seat1": "greedy", "param.penalty_points": "[oops"})

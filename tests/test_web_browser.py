@@ -294,3 +294,29 @@ def test_a_lost_connection_is_told_and_mended_when_the_server_is_back(
         assert page.inner_text("#error") == ""
         click_and_wait(page, "button.choice >> nth=0")
         page.close()
+
+
+def test_the_invite_links_are_full_addresses_copied_by_a_click(browser: Any,
+                                                              server: str) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(server + "/new/qwixx")
+    page.select_option("select[name=players]", "3")
+    page.select_option("select[name=seat1]", "human")
+    page.select_option("select[name=seat2]", "human")
+    page.click("form.new button[type=submit]")
+    page.wait_for_selector("#game")
+    links = page.locator("a.invite")
+    assert links.count() == 2
+    for i in range(2):
+        text = links.nth(i).inner_text()
+        assert text.startswith(server + "/seat/") and text == \
+            server + links.nth(i).get_attribute("href")
+    page.click("button.copy >> nth=1")
+    page.wait_for_selector("button.copy:text-is('copied')")
+    assert page.evaluate("navigator.clipboard.readText()") == links.nth(1).inner_text()
+    # the link copied is the other person's page
+    other = context.new_page()
+    other.goto(page.evaluate("navigator.clipboard.readText()"))
+    assert other.inner_text("section.player.you h2").startswith("player 2 (you)")
+    context.close()

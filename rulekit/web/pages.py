@@ -83,14 +83,19 @@ def new_game(key: str, game: Any, error: str = "") -> str:
                 '<p><a href="/">all games</a></p>')
 
 
-def seat_page(view: dict[str, Any], token: str, invites: dict[int, str]) -> str:
-    """A seat's page: the game as that seat sees it, kept live by the script."""
+def seat_page(view: dict[str, Any], token: str, invites: dict[int, str], base: str = "",
+              ) -> str:
+    """A seat's page: the game as that seat sees it, kept live by the script. The first
+    person's page lists the others' links in full (`base`: the server's address as the
+    request reached it), each with a button that copies it, to send."""
     links = ""
     if invites:
-        items = "".join(f'<li>seat {s}: <a class="invite" href="/seat/{esc(t)}">/seat/{esc(t)}'
-                        "</a></li>" for s, t in sorted(invites.items()))
-        links = ("<details class=\"invites\"><summary>links for the other people (send each "
-                 f"their own)</summary><ul>{items}</ul></details>")
+        items = "".join(
+            f'<li>seat {s}: <a class="invite" href="/seat/{esc(t)}">{esc(base)}/seat/{esc(t)}'
+            f'</a> <button type="button" class="copy" data-copy="{esc(base)}/seat/{esc(t)}">'
+            "copy</button></li>" for s, t in sorted(invites.items()))
+        links = ("<details class=\"invites\" open><summary>links for the other people (send "
+                 f"each their own)</summary><ul>{items}</ul></details>")
     return page(view["game"], f'<header><a href="/">rulekit</a> <h1>{esc(view["game"])}</h1>'
                 f'</header>{links}<p id="connection" class="banner" role="status" hidden>'
                 "connection lost, reconnecting...</p>"

@@ -171,6 +171,27 @@
     }
   });
 
+  // an invite's copy button: the full link onto the clipboard (or, where the page may
+  // not write there, the link selected for the person to copy)
+  document.querySelectorAll("button.copy[data-copy]").forEach((button) => {
+    button.addEventListener("click", async () => {
+      const text = button.dataset.copy;
+      try {
+        await navigator.clipboard.writeText(text);
+        button.textContent = "copied";
+      } catch (e) {
+        const link = button.previousElementSibling;
+        const range = document.createRange();
+        range.selectNodeContents(link);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        button.textContent = "selected: copy it";
+      }
+      setTimeout(() => { button.textContent = "copy"; }, 2000);
+    });
+  });
+
   markPieces();
   listen();
 })();
