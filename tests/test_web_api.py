@@ -108,12 +108,17 @@ def test_a_window_s_seats_choose_at_once_each_once_unseen_by_the_others(
     assert "white sum" in v1["title"]
     # seat 1 chooses before seat 0, whom the engine asks first: kept, not played yet
     r = move(c, tokens[1], v1["choices"][0], v1["version"])
-    assert r.status_code == 200 and r.json()["chosen"] and r.json()["choices"] == []
+    assert r.status_code == 200 and r.json()["chosen"] == v1["choices"][0]
+    assert r.json()["choices"] == []
     assert r.json()["version"] == v0["version"]
     again = move(c, tokens[1], "pass", v1["version"])
     assert again.status_code == 409 and "chosen already" in again.json()["error"]
     w0 = view(c, tokens[0])
     assert w0["events"] == v0["events"] and w0["choices"] == v0["choices"]
+    # seat 0's page tells nothing of it, but that seat 1 no longer decides with it
+    assert v0["together"] == ["player 1"] and w0["together"] == []
+    assert {k: v for k, v in w0.items() if k not in ("together", "html")} == \
+        {k: v for k, v in v0.items() if k not in ("together", "html")}
     # seat 0 chooses: both choices are played, in the engine's order, and stored
     r = move(c, tokens[0], "pass", v0["version"])
     assert r.status_code == 200

@@ -250,7 +250,7 @@ def test_two_people_decide_qwixx_s_white_sum_at_once_in_either_order(browser: An
     # seat 1 chooses first: it is kept, unseen by seat 0, and played when seat 0 chooses
     label = second.get_attribute("button.choice[data-label=pass]", "data-label")
     second.click(f'button.choice[data-label="{label}"]')
-    second.wait_for_selector("p.status:has-text('you have chosen')")
+    second.wait_for_selector("p.status:has-text('you have chosen (pass)')")
     assert second.locator("button.choice").count() == 0
     assert "has chosen" not in first.inner_text("section.events")
     # each choice tells what it would score: a cross +1, a pass nothing

@@ -115,7 +115,8 @@ def fragment(view: dict[str, Any], token: str) -> str:
         if view.get("together"):
             head += f" (at the same time as {esc(', '.join(view['together']))})"
     elif view.get("chosen"):
-        head += f"you have chosen; waiting for {esc(view['deciding_name'])}"
+        head += (f"you have chosen ({esc(view['chosen'])}); waiting for "
+                 f"{esc(view['deciding_name'])}")
     elif view["deciding"] is not None:
         head += f"waiting for {esc(view['deciding_name'])}"
     head += "</p>"

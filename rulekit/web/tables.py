@@ -367,7 +367,7 @@ class Table:
         deciding = st.current_player
         due = self.window_due()
         mine = deciding == seat or seat in due
-        chosen = seat in self.early
+        chosen = self.early.get(seat, "")  # the seat's own early choice: its page alone
         scores = part(st.scores, [0] * st.n)
         board = part(lambda: "".join(kind.html(st, seat) for kind in game.components), "")
         lines = part(lambda: game.display(st, None), [])
