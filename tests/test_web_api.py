@@ -47,6 +47,9 @@ def start(c: TestClient, game: str, seats: list[str], seed: int = 7, **params: o
     r = c.post("/api/games", json={"game": game, "seats": seats, "seed": seed,
                                    "params": params})
     assert r.status_code == 201, r.text
+    for v in r.json()["seats"].values():  # each seat's page, and its link to send
+        assert v["url"] == f"http://testserver{v['page']}" == \
+            f"http://testserver/seat/{v['token']}"
     return {int(s): v["token"] for s, v in r.json()["seats"].items()}
 
 
@@ -84,7 +87,7 @@ def test_a_game_starts_and_a_move_is_played_and_answered_by_the_bot() -> None:
     assert r.status_code == 200
     after = r.json()
     assert after["version"] > v["version"]
-    assert f"player 0 (you): {label}" in after["events"]
+    assert f"player 0 (you): {label} (+1, score 1)" in after["events"]
     assert any(e.startswith("player 1 (greedy): ") for e in after["events"])
     crossed = after["components"]["sheet"]["sheets"][0][label.split()[0]]["crossed"]
     assert crossed == [int(label.split()[1])]
@@ -94,6 +97,39 @@ def test_a_game_starts_and_a_move_is_played_and_answered_by_the_bot() -> None:
     assert f'data-row="{row}"' in page and 'class="cell crossed"' in page
     assert page.count('class="die') == 6 and page.count('class="choice"') == len(after["choices"])
     assert c.get(f"/seat/{token}").headers["referrer-policy"] == "no-referrer"
+
+
+def test_a_window_s_seats_choose_at_once_each_once_unseen_by_the_others(
+        tmp_path: Path) -> None:
+    c = client(tmp_path / "games.sqlite3")
+    tokens = start(c, "qwixx", ["human", "human"], seed=5)
+    v0, v1 = view(c, tokens[0]), view(c, tokens[1])
+    assert v0["deciding"] == 0 and v1["deciding"] == 1 and v1["choices"]
+    assert "white sum" in v1["title"]
+    # seat 1 chooses before seat 0, whom the engine asks first: kept, not played yet
+    r = move(c, tokens[1], v1["choices"][0], v1["version"])
+    assert r.status_code == 200 and r.json()["chosen"] == v1["choices"][0]
+    assert r.json()["choices"] == []
+    assert r.json()["version"] == v0["version"]
+    again = move(c, tokens[1], "pass", v1["version"])
+    assert again.status_code == 409 and "chosen already" in again.json()["error"]
+    w0 = view(c, tokens[0])
+    assert w0["events"] == v0["events"] and w0["choices"] == v0["choices"]
+    # seat 0's page tells nothing of it, but that seat 1 no longer decides with it
+    assert v0["together"] == ["player 1"] and w0["together"] == []
+    assert {k: v for k, v in w0.items() if k not in ("together", "html")} == \
+        {k: v for k, v in v0.items() if k not in ("together", "html")}
+    # seat 0 chooses: both choices are played, in the engine's order, and stored
+    r = move(c, tokens[0], "pass", v0["version"])
+    assert r.status_code == 200
+    after = r.json()
+    assert after["version"] == v0["version"] + 2
+    assert f"player 1: {v1['choices'][0]}" in " ".join(after["events"])
+    # outside a window only the seat asked decides
+    late = move(c, tokens[1], "pass", after["version"])
+    assert late.status_code == 409 and "not your turn" in late.json()["error"]
+    c2 = client(tmp_path / "games.sqlite3")  # stored as played, points told alike
+    assert view(c2, tokens[1])["events"] == view(c, tokens[1])["events"]
 
 
 def test_refused_requests_say_why_and_change_nothing(tmp_path: Path) -> None:
@@ -106,7 +142,6 @@ def test_refused_requests_say_why_and_change_nothing(tmp_path: Path) -> None:
     refused = [
         (move(c, tokens[0], "purple 99", v0["version"]), 400, "not a legal choice"),
         (move(c, tokens[0], v0["choices"][0], v0["version"] - 1), 409, "moved on"),
-        (move(c, tokens[1], "pass", v0["version"]), 409, "not your turn"),
         (move(c, "no-such-token", v0["choices"][0], v0["version"]), 404, "no seat"),
         (move(c, tokens[0], v0["choices"][0], "1"), 400, "label"),
         (c.post(f"/api/seat/{tokens[0]}/move", content=b"{not json"), 400, "JSON"),
@@ -156,6 +191,7 @@ def test_the_form_starts_a_game_with_params_and_a_link_for_each_person() -> None
     assert r.status_code == 303
     page = c.get(r.headers["location"]).text
     other = page.split('class="invite" href="/seat/')[1].split('"')[0]
+    assert f'data-copy="http://testserver/seat/{other}"' in page
     assert view(c, other)["seat"] == 1 and "player 2 (random)" in page
     bad = c.post("/games", data={"game": "qwixx", "players": "2", "seat0": "human",
                                  "seat1": "greedy", "param.penalty_points": "[oops"})
@@ -254,7 +290,7 @@ def test_a_choice_made_together_is_secret_until_everyone_has_chosen() -> None:
     assert label not in json.dumps(other["events"])
     assert f"player 0 (you): {label}" in view(c, tokens[0])["events"]
     assert move(c, tokens[1], "pass", other["version"]).status_code == 200
-    assert f"player 0: {label}" in view(c, tokens[1])["events"]
+    assert f"player 0: {label} (+1, score 1)" in view(c, tokens[1])["events"]
 
 
 def test_a_restarted_server_resumes_every_game_where_it_was(tmp_path: Path) -> None:

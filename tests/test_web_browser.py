@@ -88,6 +88,11 @@ def test_qwixx_is_started_from_the_form_and_played_to_the_end(browser: Any, serv
     page.wait_for_selector("#game")
     # the game as a person sees it: six dice, two sheets of four coloured rows, choices
     assert page.locator("figure.die").count() == 6
+    for i in range(6):  # each die drawn as a die: its face's pips on a square
+        die = page.locator("figure.die").nth(i)
+        face = int(die.get_attribute("data-face"))
+        assert die.locator("svg rect").count() == 1
+        assert die.locator("svg circle").count() == face and 1 <= face <= 6
     assert page.locator("table.sheet").count() == 2
     assert page.locator("table.sheet tr.row[data-row=red]").count() == 2
     assert page.locator("button.choice").count() >= 2
@@ -128,6 +133,14 @@ def test_domino_7_level_1_is_played_to_the_end_and_opens_level_2(browser: Any, s
     click_and_wait(page, 'svg.tile.pickable[data-pick="12|12"]')
     assert page.locator('.line svg.tile[data-tile="12|12"]').count() == 1
     assert page.locator('.you svg.tile[data-tile="12|12"]').count() == 0
+    # a tile drawn as a tile: two halves on one face, pips up to 6, the number above
+    tile = page.locator('.you svg.tile[data-tile="1|11"]')
+    assert tile.locator("rect").count() == 1 and tile.locator("line").count() == 1
+    one, eleven = tile.locator("g.half").nth(0), tile.locator("g.half").nth(1)
+    assert one.locator("circle.pip").count() == 1 and one.locator("text").count() == 0
+    assert eleven.locator("circle").count() == 0 and eleven.text_content() == "11"
+    double = page.locator('.line svg.tile[data-tile="12|12"] g.half')
+    assert double.count() == 2 and double.nth(0).text_content() == "12"
     page.click('svg.tile.pickable[data-pick="1|11"]')
     picked = page.locator("button.choice.picked")
     assert [picked.nth(i).get_attribute("data-label") for i in range(picked.count())] \
@@ -157,11 +170,12 @@ def test_two_people_see_each_others_moves_live(browser: Any, server: str) -> Non
     a, b = first.new_page(), second.new_page()
     a.goto(server + seats["0"]["page"])
     b.goto(server + seats["1"]["page"])
-    assert "waiting for player 0" in b.inner_text(".status")
+    # the white sum is everyone's at once: both pages have their choices
+    assert "your choice (at the same time as player 0)" in b.inner_text(".status")
     label = a.get_attribute("button.choice >> nth=0", "data-label")
     a.click("button.choice >> nth=0")
     # without a reload: the second page learns that player 0 chose, not what
-    b.wait_for_selector("button.choice", timeout=10_000)
+    b.locator(".events li", has_text="player 0: has chosen").wait_for(timeout=10_000)
     events = b.inner_text(".events")
     assert "player 0: has chosen" in events and label not in events
     b.click("button.choice:text-is('pass')")
@@ -215,3 +229,94 @@ def test_connect_four_is_played_to_the_end_by_clicking_the_boards_columns(
     assert pixels((204, 51, 51)) < disc * 2 * ours  # nothing else is red
     assert pixels((47, 95, 168)) > 20_000  # the board
     page.close()
+
+
+def test_two_people_decide_qwixx_s_white_sum_at_once_in_either_order(browser: Any,
+                                                                      server: str) -> None:
+    r = httpx.post(server + "/api/games", json={"game": "qwixx", "seats": ["human", "human"],
+                                                "seed": 5})
+    tokens = [r.json()["seats"][str(s)]["token"] for s in (0, 1)]
+    pages_ = []
+    for token in tokens:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(f"{server}/seat/{token}")
+        pages_.append(page)
+    first, second = pages_
+    # the white sum: both seats see their choices at once, whoever the engine asks first
+    for page in pages_:
+        page.wait_for_selector("button.choice")
+        assert "white sum" in page.inner_text("h2.title")
+        assert "your choice" in page.inner_text("p.status")
+    # seat 1 chooses first: it is kept, unseen by seat 0, and played when seat 0 chooses
+    label = second.get_attribute("button.choice[data-label=pass]", "data-label")
+    second.click(f'button.choice[data-label="{label}"]')
+    second.wait_for_selector("p.status:has-text('you have chosen (pass)')")
+    assert second.locator("button.choice").count() == 0
+    assert "has chosen" not in first.inner_text("section.events")
+    # each choice tells what it would score: a cross +1, a pass nothing
+    cross = first.locator("button.choice:not([data-label=pass])").first
+    label = cross.get_attribute("data-label")
+    assert cross.locator("span.points").inner_text() == "+1"
+    assert first.locator("button.choice[data-label=pass] span.points").count() == 0
+    click_and_wait(first, f'button.choice[data-label="{label}"]')
+    # the window resolved: both choices are in the event list, with the points made
+    second.wait_for_selector("section.events li:has-text('player 1 (you): pass')")
+    second.wait_for_selector(f"section.events li:has-text('player 0: {label} (+1, score 1)')")
+    assert first.locator(f"section.events li:has-text('player 0 (you): {label} "
+                         "(+1, score 1)')").count() == 1
+    assert second.inner_text("#error") == "" and first.inner_text("#error") == ""
+    for page in pages_:
+        page.close()
+
+
+def test_a_lost_connection_is_told_and_mended_when_the_server_is_back(
+        browser: Any, tmp_path: Path) -> None:
+    db = str(tmp_path / "games.sqlite3")
+    with running(create_app(FILES, db)) as url:
+        r = httpx.post(url + "/api/games", json={"game": "qwixx", "seats": ["human", "human"],
+                                                 "seed": 4})
+        token = r.json()["seats"]["0"]["token"]
+        page = browser.new_page()
+        page.goto(f"{url}/seat/{token}")
+        page.wait_for_selector("button.choice")
+        assert page.locator("#connection").is_hidden()
+    # the server is gone: the page says so by itself, and a click says so in words
+    page.wait_for_selector("#connection", state="visible", timeout=10_000)
+    assert page.inner_text("#connection") == "connection lost, reconnecting..."
+    page.click("button.choice >> nth=0")
+    page.wait_for_selector("#error:has-text('not sent')")
+    message = page.inner_text("#error")
+    assert "the server cannot be reached" in message and "TypeError" not in message
+    # a server on the same port and store: the page reconnects, and the game goes on
+    port = int(url.rsplit(":", 1)[1])
+    with running(create_app(FILES, db), port=port):
+        page.wait_for_selector("#connection", state="hidden", timeout=15_000)
+        assert page.inner_text("#error") == ""
+        click_and_wait(page, "button.choice >> nth=0")
+        page.close()
+
+
+def test_the_invite_links_are_full_addresses_copied_by_a_click(browser: Any,
+                                                              server: str) -> None:
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(server + "/new/qwixx")
+    page.select_option("select[name=players]", "3")
+    page.select_option("select[name=seat1]", "human")
+    page.select_option("select[name=seat2]", "human")
+    page.click("form.new button[type=submit]")
+    page.wait_for_selector("#game")
+    links = page.locator("a.invite")
+    assert links.count() == 2
+    for i in range(2):
+        text = links.nth(i).inner_text()
+        assert text.startswith(server + "/seat/") and text == \
+            server + links.nth(i).get_attribute("href")
+    page.click("button.copy >> nth=1")
+    page.wait_for_selector("button.copy:text-is('copied')")
+    assert page.evaluate("navigator.clipboard.readText()") == links.nth(1).inner_text()
+    # the link copied is the other person's page
+    other = context.new_page()
+    other.goto(page.evaluate("navigator.clipboard.readText()"))
+    assert other.inner_text("section.player.you h2").startswith("player 2 (you)")
+    context.close()

@@ -12,13 +12,15 @@ from typing import Any
 
 
 @contextmanager
-def running(app: Any) -> Iterator[str]:
-    """The app served at the URL yielded, until the block ends."""
+def running(app: Any, port: int | None = None) -> Iterator[str]:
+    """The app served at the URL yielded, until the block ends; on `port` if given (a
+    server started again where one was stopped), else on a free one."""
     import uvicorn
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    if port is None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                           log_level="warning", lifespan="off",
                                           timeout_graceful_shutdown=1))

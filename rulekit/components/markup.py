@@ -65,49 +65,60 @@ def pre(text: str, cls: str = "text") -> str:
     return f'<pre class="{cls}">{esc(text)}</pre>' if text else ""
 
 
+def pips(value: Any, x: float, y: float, size: float, cls: str = "pip") -> str:
+    """A face of `size` at (x, y): its pips when it is 0 to 6 (0: blank, as a domino's
+    half), else its number, large enough to read."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 6:
+        step, r = size / 4, size / 10
+        return "".join(f'<circle class="{cls}" cx="{x + step * (1 + i % 3):g}" '
+                       f'cy="{y + step * (1 + i // 3):g}" r="{r:g}"/>'
+                       for i in _PIPS.get(value, ()))
+    return (f'<text x="{x + size / 2:g}" y="{y + size * 0.68:g}" text-anchor="middle" '
+            f'font-size="{size * 0.5:g}">{esc(value)}</text>')
+
+
 def die_svg(name: str, face: int | None, sides: int) -> str:
-    """One die: pips for a six-sided die, the number for others, a gap when it is out."""
-    body = ""
+    """One die: its face with pips up to 6, the number above; a gap when it is out. The
+    number is in the picture's title and `data-face` too (read aloud, and by tests)."""
     if face is None:
-        cls = "die out"
-    elif sides == 6 and face in _PIPS:
-        cls = "die"
-        body = "".join(f'<circle cx="{10 + 10 * (i % 3)}" cy="{10 + 10 * (i // 3)}" r="3"/>'
-                       for i in _PIPS[face])
+        cls, body = "die out", ""
     else:
-        cls = "die"
-        body = f'<text x="20" y="25" text-anchor="middle">{esc(face)}</text>'
+        cls, body = "die", pips(face, 0, 0, 40)
     value = "" if face is None else esc(face)
-    return (f'<figure class="{cls}" data-die="{esc(name)}" data-face="{value}"'
-            f'{colour_style(name)}><svg viewBox="0 0 40 40" width="40" height="40">'
-            f'<rect x="1" y="1" width="38" height="38" rx="6"/>{body}</svg>'
+    title = f"{esc(name)}: {value}" if face is not None else f"{esc(name)}: out"
+    return (f'<figure class="{cls}" data-die="{esc(name)}" data-face="{value}" '
+            f'data-sides="{esc(sides)}"{colour_style(name)}>'
+            f'<svg viewBox="0 0 40 40" width="40" height="40" role="img"><title>{title}'
+            f'</title><rect x="1" y="1" width="38" height="38" rx="6"/>{body}</svg>'
             f"<figcaption>{esc(name)}</figcaption></figure>")
 
 
 def tile_svg(a: int, b: int, across: bool = False, label: str | None = None,
              pick: bool = False) -> str:
-    """A domino tile with its two numbers; `across` draws it standing (a crosswise double);
-    with `pick`, a piece to click by its name (`3|12`)."""
+    """A domino tile: two halves split by a line, each with its pips (0 to 6) or its
+    number (higher ones); `across` draws it standing (a crosswise double); with `pick`, a
+    piece to click by its name (`3|12`)."""
     name = esc(label if label is not None else f"{a}|{b}")
-    if across:
-        return (f'<svg class="tile across" data-tile="{name}" viewBox="0 0 30 60" width="24" '
-                f'height="48"><title>{name}</title><rect x="1" y="1" width="28" height="58" '
-                f'rx="4"/><line x1="4" y1="30" x2="26" y2="30"/>'
-                f'<text x="15" y="21" text-anchor="middle">{esc(a)}</text>'
-                f'<text x="15" y="51" text-anchor="middle">{esc(b)}</text></svg>')
     picked = f' data-pick="{name}"' if pick else ""
-    return (f'<svg class="tile" data-tile="{name}"{picked} viewBox="0 0 60 30" width="48" '
-            'height="24">'
-            f'<title>{name}</title><rect x="1" y="1" width="58" height="28" rx="4"/>'
-            f'<line x1="30" y1="4" x2="30" y2="26"/>'
-            f'<text x="15" y="20" text-anchor="middle">{esc(a)}</text>'
-            f'<text x="45" y="20" text-anchor="middle">{esc(b)}</text></svg>')
+    if across:
+        return (f'<svg class="tile across" data-tile="{name}"{picked} viewBox="0 0 40 80" '
+                f'width="30" height="60" role="img"><title>{name}</title>'
+                f'<rect x="1" y="1" width="38" height="78" rx="5"/>'
+                f'<line x1="5" y1="40" x2="35" y2="40"/>'
+                f'<g class="half" data-value="{esc(a)}">{pips(a, 2, 2, 36)}</g>'
+                f'<g class="half" data-value="{esc(b)}">{pips(b, 2, 42, 36)}</g></svg>')
+    return (f'<svg class="tile" data-tile="{name}"{picked} viewBox="0 0 80 40" width="60" '
+            f'height="30" role="img"><title>{name}</title>'
+            f'<rect x="1" y="1" width="78" height="38" rx="5"/>'
+            f'<line x1="40" y1="5" x2="40" y2="35"/>'
+            f'<g class="half" data-value="{esc(a)}">{pips(a, 2, 2, 36)}</g>'
+            f'<g class="half" data-value="{esc(b)}">{pips(b, 42, 2, 36)}</g></svg>')
 
 
 def tile_back() -> str:
     """A tile face down: nothing about it but that it is there."""
-    return ('<svg class="tile back" viewBox="0 0 60 30" width="24" height="12">'
-            '<rect x="1" y="1" width="58" height="28" rx="4"/></svg>')
+    return ('<svg class="tile back" viewBox="0 0 80 40" width="30" height="15">'
+            '<rect x="1" y="1" width="78" height="38" rx="5"/></svg>')
 
 
 def pawn(seat: int) -> str:

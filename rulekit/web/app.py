@@ -131,7 +131,7 @@ class App:
             return _page_error(exc)
         # the first person's page also carries the others' links, to send them
         invites = {s: t for s, t in tokens.items() if s != seat} if seat == min(tokens) else {}
-        return _html(pages.seat_page(view, token, invites))
+        return _html(pages.seat_page(view, token, invites, _base(request)))
 
     # ---- the API -------------------------------------------------------------------------
     async def api_create(self, request: Request) -> Response:
@@ -155,8 +155,10 @@ class App:
                                                     _address(request))
         except RulekitError as exc:
             return _api_error(exc)
+        base = _base(request)
         return JSONResponse({"table": table.id, "seats": {str(s): {"token": t,
-                                                                    "page": f"/seat/{t}"}
+                                                                    "page": f"/seat/{t}",
+                                                                    "url": f"{base}/seat/{t}"}
                                                            for s, t in tokens.items()}},
                             status_code=201, headers=_HEADERS)
 
@@ -171,6 +173,7 @@ class App:
             _table, view = await self._at_seat(request, _view)
         except RulekitError as exc:
             return _api_error(exc)
+        view["html"] = pages.fragment(view, request.path_params["token"])
         return JSONResponse(view, headers=_HEADERS)
 
     async def api_move(self, request: Request) -> Response:
@@ -329,6 +332,12 @@ def _params(form: dict[str, str], game: Any) -> dict[str, Any]:
              and (text := form.get(f"param.{name}", "")).strip()
              and text.strip() != json.dumps(decl.get("default")) and len(text) <= 2000]
     return parse_set_options(items) if items else {}
+
+
+def _base(request: Request) -> str:
+    """The address the request reached this server at (scheme, host, port, root path):
+    what a link sent to another person starts with."""
+    return str(request.base_url).rstrip("/")
 
 
 def _address(request: Request) -> str:

@@ -83,16 +83,23 @@ def new_game(key: str, game: Any, error: str = "") -> str:
                 '<p><a href="/">all games</a></p>')
 
 
-def seat_page(view: dict[str, Any], token: str, invites: dict[int, str]) -> str:
-    """A seat's page: the game as that seat sees it, kept live by the script."""
+def seat_page(view: dict[str, Any], token: str, invites: dict[int, str], base: str = "",
+              ) -> str:
+    """A seat's page: the game as that seat sees it, kept live by the script. The first
+    person's page lists the others' links in full (`base`: the server's address as the
+    request reached it), each with a button that copies it, to send."""
     links = ""
     if invites:
-        items = "".join(f'<li>seat {s}: <a class="invite" href="/seat/{esc(t)}">/seat/{esc(t)}'
-                        "</a></li>" for s, t in sorted(invites.items()))
-        links = ("<details class=\"invites\"><summary>links for the other people (send each "
-                 f"their own)</summary><ul>{items}</ul></details>")
+        items = "".join(
+            f'<li>seat {s}: <a class="invite" href="/seat/{esc(t)}">{esc(base)}/seat/{esc(t)}'
+            f'</a> <button type="button" class="copy" data-copy="{esc(base)}/seat/{esc(t)}">'
+            "copy</button></li>" for s, t in sorted(invites.items()))
+        links = ("<details class=\"invites\" open><summary>links for the other people (send "
+                 f"each their own)</summary><ul>{items}</ul></details>")
     return page(view["game"], f'<header><a href="/">rulekit</a> <h1>{esc(view["game"])}</h1>'
-                f'</header>{links}<p id="error" class="error" role="alert"></p>'
+                f'</header>{links}<p id="connection" class="banner" role="status" hidden>'
+                "connection lost, reconnecting...</p>"
+                f'<p id="error" class="error" role="alert"></p>'
                 f'<main id="game" data-token="{esc(token)}" data-version="{view["version"]}">'
                 f"{fragment(view, token)}</main>", script=True)
 
@@ -105,6 +112,11 @@ def fragment(view: dict[str, Any], token: str) -> str:
         head += "the game is over"
     elif view["deciding"] == seat:
         head += "<strong>your choice</strong>"
+        if view.get("together"):
+            head += f" (at the same time as {esc(', '.join(view['together']))})"
+    elif view.get("chosen"):
+        head += (f"you have chosen ({esc(view['chosen'])}); waiting for "
+                 f"{esc(view['deciding_name'])}")
     elif view["deciding"] is not None:
         head += f"waiting for {esc(view['deciding_name'])}"
     head += "</p>"
@@ -127,8 +139,11 @@ def fragment(view: dict[str, Any], token: str) -> str:
                        f'{p["html"]}{lines}</section>')
     decision = ""
     if view["choices"]:
+        points = view.get("points") or {}
         buttons = "".join(f'<button class="choice" data-label="{esc(label)}">{esc(label)}'
-                          "</button>" for label in view["choices"])
+                          + (f' <span class="points">{esc(points[label])}</span>'
+                             if label in points else "")
+                          + "</button>" for label in view["choices"])
         title = f'<h2 class="title">{esc(view["title"])}</h2>' if view["title"] else ""
         help_ = (f'<details class="help"><summary>help</summary><p>{esc(view["help"])}</p>'
                  "</details>") if view["help"] else ""

@@ -123,6 +123,15 @@ class Table:
         #: written): a request that still holds it finds the game anew
         self.dropped = False
         self.views: dict[int, tuple[int, dict[str, Any]]] = {}  # seat -> (version, view)
+        #: choices made early in a window of simultaneous decisions (seat -> label): the
+        #: engine asks the window's seats one by one, a person need not wait for the seats
+        #: before; each is played, and stored, when the engine asks its seat. In memory
+        #: only, and never shown to another seat.
+        self.early: dict[int, str] = {}
+        #: the points a log entry made: its index -> (each seat's change, each seat's
+        #: score after), for the event list (in memory: a game rebuilt from its store
+        #: tells the points of the moves made since)
+        self.points: dict[int, tuple[list[Any], list[Any]]] = {}
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -148,16 +157,20 @@ class Table:
         st = self.state
         while not st.is_over:
             if st.is_chance:
-                st.resolve_chance()
+                self._scored(st.resolve_chance)
                 continue
             seat = st.current_player
             bot = self.bots.get(seat)
             if bot is None:
-                return
+                label = self.early.pop(seat, None)
+                if label is not None and label in [a.label for a in st.legal_actions()]:
+                    self._scored(st.apply, label)
+                    continue
+                return  # (a choice no longer legal is dropped: the seat chooses anew)
             # seeded by the game's seed and the position, so a game is the same when
             # replayed and when the server was restarted in between
             rng = random.Random(derive_seed(st.seed, "web", "bots", len(st.log)))
-            st.apply(bot.choose(st, rng).label)
+            self._scored(st.apply, bot.choose(st, rng).label)
 
     def move(self, seat: int, label: Any, version: Any) -> None:
         """The person at `seat` plays `label`, chosen when the game was at `version`;
@@ -171,15 +184,70 @@ class Table:
                                 f"chosen at {version}): look again and choose anew")
         if st.is_over:
             raise WebError(409, "the game is over")
-        if st.current_player != seat:
+        early = st.current_player != seat
+        if seat in self.early:
+            raise WebError(409, "you have chosen already: the others are still deciding")
+        if early and seat not in self.window_due():
             raise WebError(409, f"it is not your turn: {self.name(st.current_player, seat)} "
                                 "decides now")
-        labels = [a.label for a in st.legal_actions()]
+        labels = self.choices(seat)
         if label not in labels:
             raise WebError(400, f"{label[:100]!r} is not a legal choice now; legal: "
                                 + ", ".join(labels))
-        st.apply(label)
+        if early:  # played when the window asks this seat
+            self.early[seat] = label
+            self.views.pop(seat, None)
+            return
+        self._scored(st.apply, label)
         self.advance()
+
+    def _scored(self, play: Any, *args: Any) -> None:
+        """Play, and keep the points it made (a window's: at the choice that resolved it)."""
+        _scored(self.state, self.points, play, *args)
+
+    def seen(self) -> tuple[int, tuple[int, ...]]:
+        """What a kept view stands for: the version, and the seats that chose early."""
+        return self.version, tuple(sorted(self.early))
+
+    def _window(self) -> Any:
+        """The window of simultaneous decisions now asking, if any."""
+        pending = self.state._pending
+        return pending.window if pending is not None else None
+
+    def window_due(self) -> list[int]:
+        """The people whose choice in the window now open is still due (the seat the
+        engine asks included), who may all decide at once, in any order."""
+        window = self._window()
+        if window is None or self.state.is_over:
+            return []
+        return [s for s in window.seats[window.k:]
+                if s not in self.bots and s not in self.early]
+
+    def choices(self, seat: int) -> list[str]:
+        """The labels `seat` may choose now: the decision due, or its part of the window
+        open (effects in a window wait for everyone, so the options are those of now)."""
+        st = self.state
+        if st.is_over or st.is_chance:
+            return []
+        if st.current_player == seat:
+            return [a.label for a in st.legal_actions()]
+        if seat not in self.window_due():
+            return []
+        window = self._window()
+        return [a.label for a in window.step.actions(st, seat, window.env)]
+
+    def window_title(self, seat: int) -> str:
+        """The window's `title:` as `seat` reads it (the seat the engine asks: its own)."""
+        st = self.state
+        if st.current_player == seat:
+            return st.decision_title()
+        window = self._window()
+        text = getattr(window.step, "title", None) if window is not None else None
+        if text is None:
+            return ""
+        env = dict(window.env or {})
+        env["player"] = st.players[seat]
+        return text(st, env)
 
     def name(self, player: int | None, seat: int | None) -> str:
         """How `seat`'s page calls `player`: you, a bot by its spec, or just its number."""
@@ -192,22 +260,67 @@ class Table:
 
     def events(self, seat: int) -> list[str]:
         """The log as `seat` may see it, one line an entry, the latest last."""
-        from rulekit.terminal import describe_entry
+        from rulekit.terminal import describe_entry, number, signed
 
         st = self.state
         log = st.log
         hidden = set(st.hidden_choices(seat))
         secret = st.secret_chances()
         start = max(0, len(log) - EVENTS_SHOWN)
-        out = []
+        out: list[str] = []
+        told: dict[int, int] = {}  # seat -> where its last move stands in `out`
         for i in range(start, len(log)):
-            if log[i].get("to", seat) != seat:  # a line said to another player alone
+            entry = log[i]
+            if "chance" in entry:
+                told.clear()  # points after a roll are not those of a move before it
+            if entry.get("to", seat) != seat:  # a line said to another player alone
                 continue
             if i in hidden:
-                out.append(f"{self.name(log[i]['seat'], seat)}: has chosen (shown when "
+                out.append(f"{self.name(entry['seat'], seat)}: has chosen (shown when "
                            "everyone has)")
             else:
-                out.append(describe_entry(log[i], lambda p: self.name(p, seat), secret))
+                out.append(describe_entry(entry, lambda p: self.name(p, seat), secret))
+            if "action" in entry and i not in hidden:
+                told[entry.get("seat")] = len(out) - 1
+            made = self.points.get(i)
+            if made is None:
+                continue
+            # told with the move that made them (a window's: each seat's own choice)
+            for p, d in enumerate(made[0]):
+                if not d:
+                    continue
+                text = f"{signed(d)}, score {number(made[1][p])}"
+                if p in told:
+                    out[told.pop(p)] += f" ({text})"
+                else:
+                    out.append(f"{self.name(p, seat)}: {text}")
+            told.clear()
+        return out
+
+    def previews(self, seat: int) -> dict[str, str]:
+        """What each choice due at `seat` would change its score by ("+2"), read from
+        `State.preview` under a part of the page's work budget; a choice whose preview
+        fails, runs out of work or changes nothing shows nothing."""
+        from rulekit.terminal import signed
+
+        st = self.state
+        if st.is_over or st.current_player != seat:
+            return {}
+        out: dict[str, str] = {}
+        try:
+            with budget.limit(WORK_PER_VIEW // 4, "the choices' points"):
+                now = st.scores()[seat]
+                for a in st.legal_actions():
+                    try:
+                        d = st.preview(a).scores()[seat] - now
+                    except _VIEW_ERRORS as exc:
+                        if isinstance(exc, budget.BudgetExceeded):
+                            raise
+                        continue
+                    if d:
+                        out[a.label] = signed(d)
+        except budget.BudgetExceeded:
+            pass  # the previews made so far are shown
         return out
 
     def view(self, seat: int) -> dict[str, Any]:
@@ -221,7 +334,7 @@ class Table:
         game's own work budget as it found it (a page is not a move, and a game rebuilt
         from its log must have the same budget left as the one in memory)."""
         kept = self.views.get(seat)
-        if kept is not None and kept[0] == self.version:
+        if kept is not None and kept[0] == self.seen():
             return dict(kept[1])
         st = self.state
         work_left = getattr(st, "_work_left", None)
@@ -231,7 +344,7 @@ class Table:
         finally:
             if work_left is not None:
                 st._work_left = work_left
-        self.views[seat] = (self.version, out)
+        self.views[seat] = (self.seen(), out)
         return dict(out)
 
     def _view(self, seat: int) -> dict[str, Any]:
@@ -252,7 +365,9 @@ class Table:
                 return fallback
 
         deciding = st.current_player
-        mine = deciding == seat
+        due = self.window_due()
+        mine = deciding == seat or seat in due
+        chosen = self.early.get(seat, "")  # the seat's own early choice: its page alone
         scores = part(st.scores, [0] * st.n)
         board = part(lambda: "".join(kind.html(st, seat) for kind in game.components), "")
         lines = part(lambda: game.display(st, None), [])
@@ -268,10 +383,14 @@ class Table:
             "game": game.name, "table": self.id, "seat": seat, "players": st.n,
             "version": self.version, "turn": st.turn,
             "board": board, "display": lines, "player_parts": players,
-            "deciding": deciding, "deciding_name": self.name(deciding, seat),
-            "title": part(st.decision_title, "") if mine else "",
-            "help": part(st.decision_help, "") if mine else "",
-            "choices": [a.label for a in st.legal_actions()] if mine else [],
+            "deciding": seat if mine else deciding,
+            "deciding_name": self.name(seat if mine else deciding, seat),
+            "together": [self.name(s, seat) for s in due if s != seat] if mine else [],
+            "chosen": chosen,
+            "title": part(lambda: self.window_title(seat), "") if mine else "",
+            "help": part(st.decision_help, "") if deciding == seat else "",
+            "choices": part(lambda: self.choices(seat), []) if mine else [],
+            "points": self.previews(seat),
             "events": self.events(seat),
             "scores": scores, "over": st.is_over,
             "winners": part(st.winners, []) if st.is_over else [],
@@ -311,6 +430,34 @@ class Table:
         from rulekit.replay import log_text
 
         return log_text(self.state, Path(self.game_file).name, self.params)
+
+
+def _scored(st: Any, points: dict[int, tuple[list[Any], list[Any]]], play: Any,
+            *args: Any) -> None:
+    """`play(*args)` on `st`, noting in `points` what it changed of the scores."""
+    before = st.scores()
+    play(*args)
+    after = st.scores()
+    if after != before and st.log:
+        points[len(st.log) - 1] = ([a - b for a, b in zip(after, before)], after)
+
+
+def _points(game: Any, g: StoredGame) -> dict[int, tuple[list[Any], list[Any]]]:
+    """The points each entry of a stored game made, for its event list: the game played
+    again, as `rebuild` did, with the scores read after each step (under a budget of its
+    own; past it, or on a failure, the rest of the points are left out)."""
+    points: dict[int, tuple[list[Any], list[Any]]] = {}
+    try:
+        with budget.limit(WORK_PER_MOVE, "the points of the game's moves"):
+            st = game.new_game(players=g.players, seed=g.seed)
+            for entry in g.log:
+                if "chance" in entry:
+                    _scored(st, points, st.resolve_chance, entry.get("outcome"))
+                elif "action" in entry and not entry.get("forced"):
+                    _scored(st, points, st.apply, entry["action"])
+    except _VIEW_ERRORS:
+        pass
+    return points
 
 
 class Tables:
@@ -561,6 +708,7 @@ class Tables:
             raise WebError(500, f"the stored game cannot be resumed: {exc}") from None
         table = Table(game_id, g.game_key, self.files[g.game_key], game, state, g.seats,
                       g.params, self._place(game_id, game))
+        table.points = _points(game, g)
         self._keep(table)
         with table.held():  # a stop between a move and the bots' answers: they answer now
             self._advance(table)

@@ -52,24 +52,100 @@
     main.querySelectorAll("button.choice").forEach((b) => { b.disabled = disabled; });
   }
 
+  // the connection: lost when the event stream fails or a click cannot be sent; then the
+  // banner shows and the page tries again by itself, waiting longer each time (up to
+  // RETRY_MOST ms), until the server answers: the view is fetched anew, the stream reopened
+  const banner = document.getElementById("connection");
+  const RETRY_FIRST = 500;
+  const RETRY_MOST = 8000;
+  let events = null;
+  let retry = RETRY_FIRST;
+  let retrying = null;
+  let lost = false;
+
+  function connected() {
+    retry = RETRY_FIRST;
+    if (!lost) return;
+    lost = false;
+    banner.hidden = true;
+    if (error.dataset.connection) {
+      error.textContent = "";
+      delete error.dataset.connection;
+    }
+  }
+
+  // `sure`: the server is known not to answer (a click failed); a stream that ended may
+  // only have been closed by the server after a while, so the banner waits for a retry
+  function connectionLost(sure) {
+    if (events) { events.close(); events = null; }
+    if (sure === true) {
+      lost = true;
+      banner.hidden = false;
+    }
+    if (retrying === null) retrying = setTimeout(reconnect, retry);
+  }
+
+  async function reconnect() {
+    retrying = null;
+    try {
+      const answer = await fetch(`/api/seat/${encodeURIComponent(token)}`,
+                                 { cache: "no-store" });
+      if (answer.status >= 500 && answer.status !== 503) throw new Error("not yet");
+      const data = await answer.json();
+      if (answer.ok) show(data);
+      connected();
+      // (an answer that refuses, a 404 or a busy 503, is an answer: the server is back)
+    } catch (e) {
+      lost = true;
+      banner.hidden = false;
+      retry = Math.min(retry * 2, RETRY_MOST);
+      retrying = setTimeout(reconnect, retry);
+      return;
+    }
+    listen();
+  }
+
+  function listen() {
+    if (main.classList.contains("over")) { connected(); return; }
+    events = new EventSource(`/api/seat/${encodeURIComponent(token)}/events`);
+    events.onopen = connected;
+    events.onmessage = (event) => {
+      connected();
+      const msg = JSON.parse(event.data);
+      show(msg);
+      if (msg.over) { events.close(); events = null; }
+    };
+    events.onerror = connectionLost;
+  }
+
   async function play(label) {
     buttons(true);
     error.textContent = "";
+    delete error.dataset.connection;
+    let answer;
     try {
-      const answer = await fetch(`/api/seat/${encodeURIComponent(token)}/move`, {
+      answer = await fetch(`/api/seat/${encodeURIComponent(token)}/move`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ label: label, version: version }),
       });
-      const data = await answer.json();
-      if (answer.ok) {
-        show(data);
-      } else {
-        error.textContent = data.error || `the server answered ${answer.status}`;
-        buttons(false);
-      }
     } catch (e) {
-      error.textContent = "the server cannot be reached: " + e;
+      error.textContent = "your move was not sent: the server cannot be reached. The page " +
+        "reconnects by itself; choose again once it has.";
+      error.dataset.connection = "1";
+      buttons(false);
+      connectionLost(true);
+      return;
+    }
+    let data = null;
+    try { data = await answer.json(); } catch (e) { data = null; }
+    if (answer.ok && data) {
+      connected();
+      show(data);
+    } else {
+      error.textContent = (data && data.error) ||
+        `your move was not played: the server answered with an error (${answer.status}); ` +
+        "try again in a moment";
       buttons(false);
     }
   }
@@ -95,11 +171,27 @@
     }
   });
 
+  // an invite's copy button: the full link onto the clipboard (or, where the page may
+  // not write there, the link selected for the person to copy)
+  document.querySelectorAll("button.copy[data-copy]").forEach((button) => {
+    button.addEventListener("click", async () => {
+      const text = button.dataset.copy;
+      try {
+        await navigator.clipboard.writeText(text);
+        button.textContent = "copied";
+      } catch (e) {
+        const link = button.previousElementSibling;
+        const range = document.createRange();
+        range.selectNodeContents(link);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        button.textContent = "selected: copy it";
+      }
+      setTimeout(() => { button.textContent = "copy"; }, 2000);
+    });
+  });
+
   markPieces();
-  const events = new EventSource(`/api/seat/${encodeURIComponent(token)}/events`);
-  events.onmessage = (event) => {
-    const msg = JSON.parse(event.data);
-    show(msg);
-    if (msg.over) events.close();
-  };
+  listen();
 })();
