@@ -173,6 +173,12 @@ ATTACKS = [
                        '    - set: {x: "count(i for i in range(100000) if a == b)"}'},
            ["play", "--auto"], r"more work than one (move|chance step) may take",
            at="- set: {x"),
+    Attack("in-a-constant-list-of-shared-lists",
+           {"@STEPS@": '    - let: {y: "[range(1000) for j in range(999)]"}\n'
+                       '    - set: {x: "count(i for i in range(100000) if y in '
+                       '[[a for a in [range(1000)] for k in range(999)]])"}'},
+           ["play", "--auto"], r"more work than one (move|chance step) may take",
+           at="- set: {x"),
     Attack("long-string-in-in-a-loop",
            {"@STEPS@": "    - let: {t: \"join('', ['ab' for i in range(4990)])\", "
                        "n: \"join('', ['ab' for i in range(2400)]) + 'c'\"}\n"

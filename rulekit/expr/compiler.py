@@ -1229,7 +1229,7 @@ def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any
     if op in ("in", "not in"):
         rt = right.type
         if isinstance(rt, ListT):
-            if right.const and len(right.value) <= SHORT_LIST:
+            if _short_const(right):  # a few numbers or texts: a scan bounded by the file
                 return None
             depth = _list_depth(rt)
             if depth:
@@ -1258,7 +1258,7 @@ def _short_const(node: _N) -> bool:
     v = node.value
     if v.__class__ is str:
         return len(v) <= SHORT_TEXT
-    if v.__class__ is list:
+    if v.__class__ is list:  # (a list of lists may hold a million elements)
         return len(v) <= SHORT_LIST and all(x.__class__ is not list for x in v)
     return True
 
