@@ -1234,6 +1234,8 @@ def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any
             depth = _list_depth(rt)
             if depth:
                 return runtime.list_contains(depth, op == "not in")
+            if rt.elem is STR and not _short_const(left):
+                return runtime.text_list_contains(op == "not in")
             return runtime.contains if op == "in" else runtime.not_contains
         if rt is STR and not (right.const and len(right.value) <= SHORT_TEXT):
             return runtime.TEXT_COMPARE[op]
@@ -1243,7 +1245,8 @@ def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any
         if lt is STR and rt is STR:
             return runtime.TEXT_COMPARE[op]
         if isinstance(lt, ListT) and isinstance(rt, ListT):
-            return runtime.list_compare(op, max(_list_depth(lt), _list_depth(rt)))
+            depth = max(_list_depth(lt), _list_depth(rt))
+            return runtime.list_compare(op, depth, not depth and STR in (lt.elem, rt.elem))
     return None
 
 

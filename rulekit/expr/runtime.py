@@ -260,17 +260,34 @@ _PLAIN = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b
           "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
-def list_compare(op: str, depth: int) -> Callable[[Any, Any], bool]:
+def list_compare(op: str, depth: int, texts: bool = False) -> Callable[[Any, Any], bool]:
     """`op` between two lists whose elements are lists `depth` levels down, charged by
-    the elements it may compare (those of the shorter operand, counted with multiplicity)."""
+    the elements it may compare (those of the shorter operand, counted with multiplicity);
+    with `texts`, a flat list of texts, also by their characters."""
     plain = _PLAIN[op]
 
     def compare(a: list, b: list) -> bool:
         if a.__class__ is list and b.__class__ is list:  # (or none, a missing value)
-            charge(tree_size(a if len(a) < len(b) else b, depth))
+            shorter = a if len(a) < len(b) else b
+            charge(tree_size(shorter, depth))
+            if texts:
+                charge(sum(len(t) for t in shorter if t.__class__ is str) >> 4)
         return plain(a, b)
 
     return compare
+
+
+def text_list_contains(negate: bool) -> Callable[[str, list], bool]:
+    """`t in xs` (or `not in`) for a list of texts: every element may be read as far as t
+    is long."""
+    def contains_(t: str, xs: list) -> bool:
+        n = len(xs)
+        if t.__class__ is str:
+            n += (n * len(t)) >> 4
+        charge(n)
+        return (t not in xs) if negate else (t in xs)
+
+    return contains_
 
 
 def list_contains(depth: int, negate: bool) -> Callable[[Any, list], bool]:
