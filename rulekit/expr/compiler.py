@@ -1700,6 +1700,8 @@ def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
         elem = _list_arg(c, name, arg)
         if not _comparable(elem):
             raise c._error(f"{name}() needs numbers or strings, got {arg.type.name}", arg.pos)
+        if elem is STR and gen is None:
+            return _text_scan(func, False, args, elem, pos)
         return _over(func, args, gen, elem, pos)
     result: Type | None = None
     for a in args:
@@ -1747,7 +1749,19 @@ def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     if not _comparable(elem):
         raise c._error(f"sorted() needs a list of numbers or strings, got {arg.type.name}",
                        arg.pos)
+    if elem is STR and gen is None:
+        return _text_scan(sorted, True, args, ListT(elem), pos)
     return _over(sorted, args, gen, ListT(elem), pos)
+
+
+def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[_N], type_: Type,
+               pos: Pos) -> _N:
+    """func(texts) charged by the characters its comparisons may read (runtime.text_scan)."""
+    scan = runtime.text_scan(func, sorting)
+    node = _apply(scan, args, type_, pos)
+    if not node.const:
+        node.src = py.call(scan, args[0].src)
+    return node
 
 
 def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:

@@ -308,6 +308,18 @@ def concat_sized(depth: int) -> Callable[[list, list], list]:
     return lambda a, b: sized(concat_list(a, b), depth)
 
 
+def text_scan(func: Callable[[list], Any], sorting: bool) -> Callable[[list], Any]:
+    """min, max or sorted of a list of texts: charged by the elements and, for their
+    comparisons, by their characters (for sorted, as often as an element is compared)."""
+    def scan(xs: list) -> Any:
+        n = len(xs)
+        chars = sum(len(t) for t in xs if t.__class__ is str) >> 4
+        charge(n + (chars * n.bit_length() if sorting else chars))
+        return func(xs)
+
+    return scan
+
+
 def contains(x: Any, xs: list) -> bool:
     """`x in xs` for a list, whose scan is charged by its length."""
     charge(len(xs))
