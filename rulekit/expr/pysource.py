@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rulekit.expr import budget
+from rulekit.text import printable
 
 _NAMES = (f"k{i}" for i in itertools.count())
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -64,11 +65,10 @@ def call(func: Any, *args: str | None) -> str | None:
 
 
 def comment(text: str) -> str:
-    """`# text` as one line of Python: the characters that are not printable (a newline in
-    a file's name) written as escapes, so that no part of a game's file can show as a line
-    of generated code in `rulekit compile`."""
-    return "# " + "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                          for c in text)
+    """`# text` as one line of Python: control and format characters (a newline in a file's
+    name) written as escapes, so that no part of a game's file can show as a line of
+    generated code in `rulekit compile`."""
+    return "# " + printable(text)
 
 
 #: False: expressions keep their closures (the differential tests compare both paths)
