@@ -31,7 +31,7 @@ vars:
   f: {init: 1.5}
   x: {init: 1}
 components:
-  dice: {kind: dice, dice: {d1: 6}}
+  dice: {kind: dice, dice: {@DICE@}}
 define:
   one: "1"
 @DEFINES@
@@ -51,7 +51,7 @@ score_bounds: {min: -1000, max: "@BOUND@"}
 """
 
 DEFAULTS = {"@DEFINES@": "", "@STEPS@": "", "@FOR@": "k in [1, 2]", "@LABEL@": "take {k}",
-            "@SCORE@": "x", "@BOUND@": "1000"}
+            "@SCORE@": "x", "@BOUND@": "1000", "@DICE@": "d1: 6"}
 
 #: the most seconds an attack may take, starting Python included (a budget stops it in ~1 s)
 SECONDS = 8
@@ -75,6 +75,21 @@ class Attack:
     message: str  # a regular expression the output must match
     at: str | None = None  # text on the line the message must point at
     sets: list[str] = field(default_factory=list)
+
+
+#: eight dice, whose groupings are 21,147 splits
+EIGHT_DICE = ", ".join(f"d{i}: 6" for i in range(1, 9))
+#: a list of 990 references to one list of 1,000 numbers of 254 digits: within the size a
+#: list may have, but 250 million characters as text
+WIDE_LIST = "[a for a in [[7 ** 300 for i in range(1000)]] for j in range(990)]"
+WIDE = ('  a0: "[7 ** 300 for i in range(1000)]"\n'
+        '  a1: "[a0 for i in range(990)]"')
+
+
+#: a list of 1,000 references to a list of 1,000 references to one list of 1,000 numbers:
+#: a few kilobytes, yet 10**9 numbers to compare
+SHARED = ("[b for b in [[a for a in [range(1000)] for i in range(1000)]] "
+          "for j in range(1000)]")
 
 
 def doubling(prefix: str, first: str, levels: int) -> str:
@@ -149,6 +164,51 @@ ATTACKS = [
     Attack("a-track-of-a-hundred-million-fields",
            {"@DEFINES@": ""}, ["validate"], r"lengths must be from 1 to 200", at="board:",
            sets=["lengths=[100000000, 5]"]),
+    Attack("equality-of-lists-of-shared-lists",
+           {"@DEFINES@": f'  big: "{SHARED} == {SHARED}"'},
+           ["validate"], r"a list would hold more than 1000000 elements", at="big:"),
+    Attack("equality-of-lists-within-the-size-limit-in-a-loop",
+           {"@STEPS@": '    - let: {a: "[range(700) for i in range(700)]", '
+                       'b: "[range(700) for i in range(700)]"}\n'
+                       '    - set: {x: "count(i for i in range(100000) if a == b)"}'},
+           ["play", "--auto"], r"more work than one (move|chance step) may take",
+           at="- set: {x"),
+    Attack("in-a-constant-list-of-shared-lists",
+           {"@STEPS@": '    - let: {y: "[range(1000) for j in range(999)]"}\n'
+                       '    - set: {x: "count(i for i in range(100000) if y in '
+                       '[[a for a in [range(1000)] for k in range(999)]])"}'},
+           ["play", "--auto"], r"more work than one (move|chance step) may take",
+           at="- set: {x"),
+    Attack("long-string-in-in-a-loop",
+           {"@STEPS@": "    - let: {t: \"join('', ['ab' for i in range(4990)])\", "
+                       "n: \"join('', ['ab' for i in range(2400)]) + 'c'\"}\n"
+                       '    - set: {x: "count(i for i in range(1000) for j in range(1000) '
+                       'if n in t)"}'},
+           ["play", "--auto"], r"more work than one (move|chance step) may take",
+           at="- set: {x"),
+    Attack("dice-groupings-in-a-loop",
+           {"@DICE@": EIGHT_DICE,
+            "@STEPS@": '    - set: {x: "count(i for i in range(100000) '
+                       'if len(dice.groupings) > 0)"}'},
+           ["play", "--auto"], r"more work than one (move|chance step) may take",
+           at="- set: {x"),
+    Attack("a-list-of-dice-groupings",
+           {"@DICE@": EIGHT_DICE,
+            "@STEPS@": '    - set: {x: "len([dice.groupings for i in range(400)])"}'},
+           ["play", "--auto"], r"more work than one (move|chance step) may take|"
+                               r"a list would have \d+ elements", at="- set: {x"),
+    Attack("str-of-a-large-nested-list",
+           {"@DEFINES@": WIDE, "@STEPS@": '    - set: {x: "len(str(a1))"}'},
+           ["play", "--auto"], r"a string of more than 10000 characters", at="- set: {x"),
+    Attack("template-of-a-large-nested-list",
+           {"@DEFINES@": WIDE, "@STEPS@": '    - say: "{a1}"'},
+           ["play", "--auto"], r"a string of more than 10000 characters", at="- say:"),
+    Attack("join-of-a-large-nested-list",
+           {"@DEFINES@": WIDE, "@STEPS@": "    - say: \"{join(',', a1)}\""},
+           ["play", "--auto"], r"a string of more than 10000 characters", at="- say:"),
+    Attack("str-of-a-large-nested-list-at-load",
+           {"@BOUND@": f"len(str({WIDE_LIST}))"},
+           ["validate"], r"a string of more than 10000 characters", at="score_bounds"),
 ]
 
 
@@ -248,3 +308,20 @@ def test_defines_that_use_defines_twice_are_computed_once_per_change(tmp_path: P
     assert result.returncode == 0, result.stdout + result.stderr
     assert seconds < SECONDS, f"took {seconds:.1f} s"
     assert "3 games" in result.stdout, result.stdout
+
+
+def test_one_expensive_expression_stops_at_the_load_deadline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deadline holds inside one expression: its work is within the budget of a value
+    worked out at load, but it takes longer than the whole load may."""
+    monkeypatch.setattr(build, "LOAD_SECONDS", 0.2)
+    # 901,000 units of work, within a load-time value's; about 2 s of big-number division
+    bound = "sum(7 ** 300 // (a + b + 1) for a in range(1000) for b in range(900))"
+    path = tmp_path / "game.yaml"
+    path.write_text(game_text({"@BOUND@": bound}), encoding="utf-8")
+    start = time.monotonic()
+    with pytest.raises(GameFileError, match=r"loading took more than 0.2 s, in this ex") as info:
+        rulekit.load_game(path)
+    assert time.monotonic() - start < 1.0
+    (diag,) = info.value.diagnostics
+    assert diag.path.startswith("score_bounds")

@@ -98,6 +98,10 @@ PAYLOADS = {
     "undeclared-method": "active.view_of(1)",
     "private-method": "players[0]._rebind(1)",
     "int-attribute": "params.target.real",
+    # a Python repr in a game's text: a heap address in labels and logs
+    "object-repr": "str(dice)",
+    "object-repr-in-a-list": "str([dice, dice])",
+    "object-repr-joined": "join(',', [dice])",
 }
 
 PLACES = sorted(HARMLESS)
@@ -190,6 +194,8 @@ def test_the_api_raises_a_game_file_error(tmp_path: Path, monkeypatch: pytest.Mo
     ("players[0].st", "Player has no attribute 'st'"),
     ("active.view_of(1)", "Player has no method 'view_of'"),
     ("x.__class__", "a name cannot start with '_'"),
+    ("dice", "a template cannot write a Dice: it has no text of its own"),
+    ("str([[dice]])", "str() cannot write a Dice: it has no text of its own"),
 ])
 def test_each_route_is_refused_with_its_reason(tmp_path: Path, payload: str,
                                                message: str) -> None:

@@ -301,6 +301,7 @@ class ListKind(_Container):
             "contains": Method([t], BOOL), "count": Method([t], INT),
             "index_of": Method([t], INT),
         }, index=(INT, t))
+        self.type.printable = True  # its name, and whose it is
 
 
 @register
@@ -341,6 +342,7 @@ class MapKind(_Container):
         self.type = ObjT("Map", {"keys": ListT(key_t), "values": ListT(t)}, {
             "get": Method([key_t], t), "keys_with": Method([t], ListT(key_t)),
         }, index=(key_t, t))
+        self.type.printable = True  # its name, and whose it is
 
     def text(self, values: list) -> str:
         return ", ".join(f"{k}: {v}" for k, v in zip(self.keys, values))

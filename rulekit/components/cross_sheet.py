@@ -186,6 +186,7 @@ class CrossSheet(Kind):
                              "locked": BOOL, "last": INT, "free": ListT(INT)},
                      {"can_cross": Method([INT], BOOL)})
         self.row_t = row_t
+        row_t.printable = True  # its name
         self.sheet_t = ObjT("Sheet", {"rows": ListT(row_t), "crosses": INT},
                             {"row": Method([STR], row_t)})
         self.sheets_t = ObjT("Sheets", {"locked": ListT(STR), "rows": ListT(STR)})

@@ -333,12 +333,14 @@ class Deck(Kind):
         self.deal_to = self._zone(b, deal, "to", True)
         self.deal_rest = self._zone(b, deal, "rest", False)
         self.card_t = ObjT("Card", {"suit": STR, "rank": rank_t, "value": INT, "name": STR})
+        self.card_t.printable = True  # its name
         zone_t = ObjT("Zone", {"cards": ListT(self.card_t), "size": INT, "first": self.card_t,
                                "last": self.card_t}, {
             "holds": Method([self.card_t], BOOL), "has_suit": Method([STR], BOOL),
             "of_suit": Method([STR], ListT(self.card_t)),
             "follow": Method([STR], ListT(self.card_t)), "winner": Method([STR], INT),
         })
+        zone_t.printable = True  # its name, and whose it is
         self.type = ObjT("Deck", {"suits": ListT(STR), "ranks": ListT(rank_t),
                                   "all": ListT(self.card_t)},
                          {"card": Method([STR], self.card_t)})

@@ -9,6 +9,7 @@ from rulekit.components.fixed import fixed_value
 from rulekit.components.markup import die_svg, pre
 from rulekit.errors import PieceError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
+from rulekit.expr.budget import charge
 
 #: the most sides a die may have
 MAX_SIDES = 1000
@@ -108,6 +109,8 @@ class DiceView:
                                  f"sets; subsets takes at most {MAX_SUBSET_DICE} dice")
             hit = cache[inp] = [[pos[k] for k in range(len(pos)) if m >> k & 1]
                                 for m in range(1, 1 << len(pos))]
+        k = len(hit).bit_length()  # the dice in play
+        charge(len(hit) + k * (len(hit) + 1) // 2)  # the lists built: every die in half
         return [list(s) for s in hit]
 
     def count(self, face: int) -> int:
@@ -118,6 +121,7 @@ class DiceView:
     def groupings(self) -> list[list[list[int]]]:
         faces = self.faces
         table = self.kind.grouping_table(len(faces))
+        charge(self.kind._table_sizes[len(faces)])  # charged by the size of what it builds
         return [[[faces[i] for i in g] for g in split] for split in table]
 
     def group_sums(self, lo: int, hi: int) -> list[list[int]]:
@@ -218,6 +222,7 @@ class Dice(Kind):
         #: (position, name, sides) of every die, in order: what a roll runs over
         self.dice = tuple((i, n, k) for i, (n, k) in enumerate(zip(self.names, self.sides)))
         self._tables: dict[int, list] = {}
+        self._table_sizes: dict[int, int] = {}
         taken = [n for n in self.names if hasattr(DiceView, n) or n.startswith("_")]
         for n in taken:
             b.error(b.path + ("dice", n), f"a die cannot be called '{n}': dice.{n} means "
@@ -268,6 +273,8 @@ class Dice(Kind):
         if hit is None:
             seen: set[tuple[int, ...]] = set()
             hit = []
+            self.grouping_table(len(faces))
+            charge(self._table_sizes[len(faces)])  # every split is summed
             for split in self.grouping_table(len(faces)):
                 sums = sorted(t for t in (sum(faces[i] for i in g) for g in split)
                               if lo <= t <= hi)
@@ -288,6 +295,8 @@ class Dice(Kind):
                                  f"into groups; groupings and group_sums take at most "
                                  f"{MAX_GROUPED_DICE} dice")
             t = self._tables[n] = _groupings(n)
+            # the elements of the lists `groupings` builds of them, nested ones included
+            self._table_sizes[n] = len(t) + sum(len(s) + sum(map(len, s)) for s in t)
         return t
 
     def global_type(self) -> ObjT | None:

@@ -21,6 +21,7 @@ from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
 #: an open end: which side, the number it shows, whether a double lies there
 END_T = ObjT("End", {"side": STR, "value": INT, "is_double": BOOL, "tile": TILE_T})
+END_T.printable = True  # "left 5"
 
 
 class End:

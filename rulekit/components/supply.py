@@ -135,6 +135,7 @@ class Supply(Kind):
         }, {"count": Method([key_t], INT), "has": Method([key_t], BOOL)}, index=(key_t, INT))
         # read without a call in generated code: a trigger asks after every move
         self.type.inline = {"sets": "{min}({0}.s)", "total": "{sum}({0}.s)"}
+        self.type.printable = True  # its name, and whose it is
 
     def compile(self, b: Any, scope: Scope) -> None:
         # the starting counts depend on the number of players at most: work them out now

@@ -46,9 +46,11 @@ class Tile:
 
 #: what expressions read from a tile; `str(t)` and `{t}` in a label give `a|b`
 TILE_T = ObjT("Tile", {"a": INT, "b": INT, "pips": INT, "is_double": BOOL})
+TILE_T.printable = True
 TILE_T.text = ("name", "0123456789|")  # a|b, one per tile of a set
 #: one player's hand
 HAND_T = ObjT("Hand", {"tiles": ListT(TILE_T), "size": INT, "pips": INT})
+HAND_T.printable = True  # its tiles, as HandView writes them
 # HandView's simple properties, read without a call in generated code (an end condition
 # asks every hand's size after every lay)
 HAND_T.inline = {"tiles": "{list}({0}.h)", "size": "{len}({0}.h)"}

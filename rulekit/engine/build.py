@@ -272,10 +272,12 @@ class _ViewAttr:
 
 
 def _define_prop(fn: S.Fn) -> property:
+    local = budget.LOCAL
+
     def get(self: PlayerBase) -> Any:
         # defines that use defines twice double the work at every level: a unit a read
         # (charge(1) written out: this runs for every read of every define)
-        m = budget.METER
+        m = local.m  # this thread's meter
         m.left -= 1
         if m.left < 0:
             charge(0)
@@ -292,8 +294,10 @@ def _define_prop(fn: S.Fn) -> property:
 
 
 def _define_global(fn: S.Fn) -> Callable[[Any], Any]:
+    local = budget.LOCAL
+
     def get(st: Any) -> Any:
-        m = budget.METER
+        m = local.m  # this thread's meter
         m.left -= 1
         if m.left < 0:
             charge(0)
@@ -411,6 +415,7 @@ class GameBuild:
 
         player_t = ObjT("Player", {"seat": INT, "is_active": BOOL, "is_start": BOOL})
         player_t.attrs.update(pvar_types)
+        player_t.printable = True  # "player 1"
         # what reading an attribute of a player depends on: whose turn it is cannot be told
         player_t.reads.update(is_active=None, is_start=None)
         ns: dict[str, Any] = {}

@@ -165,7 +165,8 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         played = effects_function(tuple(name for name, _p in bound), steps, where)
         make_fn.run = played[0] if played is not None else None if steps else _no_effects
         if played is not None:
-            make_source += f"\n# {where}: the effects of the option played\n{played[1]}"
+            make_source += (f"\n{pysource.comment(where)}: the effects of the option played\n"
+                            f"{played[1]}")
         k_make = pysource.const(make_fn)
         values = (bound[0][1] if len(bound) == 1
                   else "(" + "".join(f"{pyname}, " for _n, pyname in bound) + ")")
@@ -178,8 +179,8 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
     records_fn.inline = Inline(records[1:], consts)
     records_fn.make = make_fn
     return (pysource.compile_function(source, consts, "generate"), records_fn,
-            f"# {where}\n{source}\n# {where}, for random play (and `make` of a record)\n"
-            f"{record_source}\n{make_source}")
+            f"{pysource.comment(where)}\n{source}\n{pysource.comment(where)}, for random play "
+            f"(and `make` of a record)\n{record_source}\n{make_source}")
 
 
 class Inline:
@@ -447,7 +448,7 @@ def step_function(step: Any, where: str) -> tuple[Callable, str] | None:
     source = "\n".join(head) + "\n" + body + "\n    return False\n"
     run = pysource.compile_function(source, consts, "run")
     run.inline = Inline(head[1:] + out.lines, consts)  # all but `return False`
-    return run, f"# {where}\n{source}"
+    return run, f"{pysource.comment(where)}\n{source}"
 
 
 def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | None,
@@ -477,7 +478,7 @@ def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | No
         if not _emit_all(out, trigger.steps, depth + 1, False, consts):
             return None
     source = "def fire(st):\n" + "\n".join(out.lines) + "\n"
-    return pysource.compile_function(source, consts, "fire"), f"# {where}\n{source}"
+    return pysource.compile_function(source, consts, "fire"), f"{pysource.comment(where)}\n{source}"
 
 
 def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] | None:
@@ -488,11 +489,12 @@ def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] |
         return None                     # is a comprehension's own
     consts = dict(c.consts or {})
     with pysource.collecting(consts):
-        b, key = pysource.const(budget.METER), pysource.const(c.fn)
+        local, key = pysource.const(budget.LOCAL), pysource.const(c.fn)
         source = "\n".join([
             "def get(st):",
-            f"    {b}.left -= 1",
-            f"    if {b}.left < 0:",
+            f"    m = {local}.m",
+            "    m.left -= 1",
+            "    if m.left < 0:",
             f"        {pysource.const(budget.charge)}(0)",
             f"    hit = st._defs.get({key})",
             "    if hit is not None and hit[0] == st._version:",
@@ -500,7 +502,7 @@ def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] |
             f"    value = {c.src}",
             f"    st._defs[{key}] = (st._version, value)",
             "    return value"]) + "\n"
-    return pysource.compile_function(source, consts, "get"), f"# {where}\n{source}"
+    return pysource.compile_function(source, consts, "get"), f"{pysource.comment(where)}\n{source}"
 
 
 def checks_function(triggers: list, conds: list, check_mask: int, finish: str

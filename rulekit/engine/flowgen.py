@@ -282,8 +282,9 @@ class _Writer:
     def pause(self, depth: int, what: str) -> None:
         """Where the machine would return to the playout: the next call's work budget."""
         c = self.c
-        b, u = c(budget.METER), self.temp("u")
+        b, u = self.temp("m"), self.temp("u")
         per_call = c(budget.WORK_PER_CALL)
+        self.add(depth, f"{b} = {c(budget.LOCAL)}.m")  # this thread's meter
         self.add(depth, f"st._work_left -= cx.units - {b}.left")
         self.add(depth, f"{u} = st._work_left")
         self.add(depth, f"if {u} >= {per_call}:")

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rulekit.engine import build as building
 from rulekit.engine.build import GameBuild
 from rulekit.engine.state import RUNTIME_ERRORS, State, _failed
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
@@ -124,7 +125,7 @@ def check_source(src: Source, overrides: dict[str, Any] | None = None) -> Game:
             rest = Source(conforming(src.data), src.positions, src.file)
             params, problems = resolve_params(rest, overrides)
             build = GameBuild(rest, params)
-            with budget.limit(budget.WORK_PER_LOAD, "loading the game"):
+            with _loading():
                 build.build()
             later = problems + build.b.diags
         except Exception:  # the document is invalid already: this pass is a bonus
@@ -132,12 +133,20 @@ def check_source(src: Source, overrides: dict[str, Any] | None = None) -> Game:
         raise GameFileError(_sorted(first + independent_of(later, first)))
     params, problems = resolve_params(src, overrides)
     build = GameBuild(src, params)
-    with budget.limit(budget.WORK_PER_LOAD, "loading the game"):
+    with _loading():
         parts = build.build()
     if problems or build.b.diags:
         found = problems + independent_of(build.b.diags, problems)
         raise GameFileError(_sorted(blame_params(src, found)))
     return Game(src, params, parts)
+
+
+def _loading() -> Any:
+    """The budget of a whole load: its work, and its deadline, which holds inside one
+    expression too (see budget.limit)."""
+    seconds = building.LOAD_SECONDS
+    return budget.limit(budget.WORK_PER_LOAD, "loading the game", seconds,
+                        f"loading took more than {seconds:g} s, in this expression")
 
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:

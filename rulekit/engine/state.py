@@ -59,7 +59,7 @@ def _metered(method: Callable[..., T]) -> Callable[..., T]:
     else:
         arg = head = "*args, **kwargs"
     source = _METERED.format(head=head, args=arg)
-    space = {"meter": budget.METER, "method": method, "what": what, "late": _late(what),
+    space = {"local": budget.LOCAL, "method": method, "what": what, "late": _late(what),
              "per_call": budget.WORK_PER_CALL, "default": params[0].default if params else None}
     return functools.wraps(method)(pysource.compile_function(source, space, "run"))
 
@@ -67,7 +67,9 @@ def _metered(method: Callable[..., T]) -> Callable[..., T]:
 #: the wrapper of a metered call; `args` are the method's own parameters
 _METERED = """\
 def run(self, {head}):
-    # the meter's fields are set directly: this runs for every move of every game
+    # the meter's fields are set directly: this runs for every move of every game; the
+    # meter is this thread's own
+    meter = local.m
     units = self._work_left
     if units >= per_call:
         units = per_call
@@ -308,7 +310,7 @@ class State:
         counted in the Play returned."""
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
-        meter = budget.METER
+        meter = budget.meter()
         old, old_what = meter.left, meter.what
         # the draws of randrange(n), one call fewer (Random.choice draws the same way),
         # unless the caller's RNG has a randrange of its own

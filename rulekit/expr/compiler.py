@@ -27,6 +27,7 @@ from rulekit.expr.budget import (
     MAX_INT_BITS,
     WORK_AT_LOAD,
     BudgetExceeded,
+    TooSlow,
     charged,
     limit,
     metered,
@@ -215,6 +216,9 @@ def _make(
         try:
             with limit(WORK_AT_LOAD, "a constant worked out at load"):
                 value = fn(None, {})
+        except TooSlow as ex:  # the load's deadline passed: not the expression's doing
+            bad = ExprError(str(ex), column=pos[1], line=pos[0])
+            return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
         except Exception as ex:  # a constant part that always fails
             bad = ExprError(f"this always fails: {_describe(ex)}", column=pos[1], line=pos[0])
             return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
@@ -463,10 +467,15 @@ class _Compiler:
         else:
             tup = tuple(fns)
             fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
+        depth = _list_depth(type_)
+        if depth:  # `[a, a]` of lists: what it holds is counted with multiplicity
+            fn = _sized_fn(fn, depth)
         node = _make(fn, type_, _pos(tree), items)
         node.promise = (len(items) <= 1, None)  # one element or none: no two equal
         if all(it.src is not None for it in items):
             node.src = "[" + ", ".join(it.src for it in items) + "]"  # type: ignore[misc]
+            if depth and not node.const:
+                node.src = py.call(runtime.sized, node.src, py.const(depth))
         return node
 
     # -- names -------------------------------------------------------------------------
@@ -813,6 +822,9 @@ class _Compiler:
             lazy = _nested_lazy(built, body)
             count = None
 
+        depth = _list_depth(type_)
+        if depth:  # lists of lists: what they hold is counted with multiplicity
+            values = _sized_fn(values, depth)
         dyn = any(p.dyn for p in parts)
         foldable = not dyn and not free and all(it.const for _n, it, _c in levels)
         if foldable:
@@ -835,6 +847,8 @@ class _Compiler:
                 node.src = py.call(list, fast_src)
             elif gen.clauses is not None and body.src is not None:
                 node.src = f"[{body.src} {gen.clauses}]"
+            if depth and node.src is not None:
+                node.src = py.call(runtime.sized, node.src, py.const(depth))
         return gen
 
     # -- conditionals and booleans -----------------------------------------------------
@@ -943,7 +957,9 @@ class _Compiler:
         pos = operands[0].pos
         if len(operands) == 2:
             return _binary_node(ops[0][0], operands[0], operands[1], BOOL, pos)
-        cmps = [COMPARE[op] for op, _p in ops]
+        checked = [_checked_op(op, operands[i], operands[i + 1], BOOL)
+                   for i, (op, _p) in enumerate(ops)]
+        cmps = [c or COMPARE[op] for c, (op, _p) in zip(checked, ops)]
         if len(operands) == 3:
             a, b, c = operands
             o1, o2 = cmps
@@ -971,7 +987,7 @@ class _Compiler:
 
         node = _make(fn, BOOL, pos, operands)
         if all(o.src is not None for o in operands) and not any(
-                op in ("in", "not in") for op, _p in ops):
+                op in ("in", "not in") for op, _p in ops) and not any(checked):
             parts = [operands[0].src]
             for (op, _p), o in zip(ops, operands[1:]):
                 parts += [op, o.src]
@@ -1168,6 +1184,12 @@ def _scan_loop(name: str, gen: _Gen) -> str | None:
     return None if scan is None else py.call(scan, "st", *free)
 
 
+def _sized_fn(fn: Fn, depth: int) -> Fn:
+    """`fn`, whose lists of lists are refused when they hold too much (runtime.sized)."""
+    sized = runtime.sized
+    return lambda st, env: sized(fn(st, env), depth)
+
+
 def _empty_list(node: _N) -> bool:
     return node.const and node.value.__class__ is list and not node.value
 
@@ -1195,16 +1217,64 @@ _SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any], Any] | None:
-    """The budget-keeping function for `+` on strings or lists and `in` on long lists."""
+    """The budget-keeping function for `+` on strings or lists, and for comparisons and `in`
+    whose cost grows with texts or lists (chosen by the operands' types: numbers compare
+    at no extra charge)."""
     if op == "+":
         if type_ is STR:
             return runtime.concat_str
         if isinstance(type_, ListT):
-            return runtime.concat_list
-    elif op in ("in", "not in") and isinstance(right.type, ListT):
-        if not (right.const and len(right.value) <= SHORT_LIST):
+            return runtime.concat_sized(_list_depth(type_))
+        return None
+    if op in ("in", "not in"):
+        rt = right.type
+        if isinstance(rt, ListT):
+            if _short_const(right):  # a few numbers or texts: a scan bounded by the file
+                return None
+            depth = _list_depth(rt)
+            if depth:
+                return runtime.list_contains(depth, op == "not in")
+            if rt.elem is STR and not _short_const(left):
+                return runtime.text_list_contains(op == "not in")
             return runtime.contains if op == "in" else runtime.not_contains
+        if rt is STR and not (right.const and len(right.value) <= SHORT_TEXT):
+            return runtime.TEXT_COMPARE[op]
+        return None
+    if op in runtime.TEXT_COMPARE and not (_short_const(left) or _short_const(right)):
+        lt, rt = left.type, right.type
+        if lt is STR and rt is STR:
+            return runtime.TEXT_COMPARE[op]
+        if isinstance(lt, ListT) and isinstance(rt, ListT):
+            depth = max(_list_depth(lt), _list_depth(rt))
+            return runtime.list_compare(op, depth, not depth and STR in (lt.elem, rt.elem))
     return None
+
+
+#: constant texts this short are compared or scanned at no extra charge
+SHORT_TEXT = 64
+
+
+def _short_const(node: _N) -> bool:
+    """A constant that bounds what a comparison with it may read (a short text or list)."""
+    if not node.const:
+        return False
+    v = node.value
+    if v.__class__ is str:
+        return len(v) <= SHORT_TEXT
+    if v.__class__ is list:  # (a list of lists may hold a million elements)
+        return len(v) <= SHORT_LIST and all(x.__class__ is not list for x in v)
+    return True
+
+
+def _list_depth(t: Type) -> int:
+    """How many levels of lists a list's elements hold: 0 for list[int], 1 for
+    list[list[int]]."""
+    depth = 0
+    t = t.elem if isinstance(t, ListT) else t
+    while isinstance(t, ListT):
+        depth += 1
+        t = t.elem
+    return depth
 
 
 def _binary_fn(op: str, left: _N, right: _N) -> Fn:
@@ -1630,6 +1700,8 @@ def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
         elem = _list_arg(c, name, arg)
         if not _comparable(elem):
             raise c._error(f"{name}() needs numbers or strings, got {arg.type.name}", arg.pos)
+        if elem is STR and gen is None:
+            return _text_scan(func, False, args, elem, pos)
         return _over(func, args, gen, elem, pos)
     result: Type | None = None
     for a in args:
@@ -1677,7 +1749,19 @@ def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     if not _comparable(elem):
         raise c._error(f"sorted() needs a list of numbers or strings, got {arg.type.name}",
                        arg.pos)
+    if elem is STR and gen is None:
+        return _text_scan(sorted, True, args, ListT(elem), pos)
     return _over(sorted, args, gen, ListT(elem), pos)
+
+
+def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[_N], type_: Type,
+               pos: Pos) -> _N:
+    """func(texts) charged by the characters its comparisons may read (runtime.text_scan)."""
+    scan = runtime.text_scan(func, sorting)
+    node = _apply(scan, args, type_, pos)
+    if not node.const:
+        node.src = py.call(scan, args[0].src)
+    return node
 
 
 def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
@@ -1708,6 +1792,7 @@ def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None)
     if not fits(sep.type, STR):
         raise c._error(f"join() needs a str separator first, got {sep.type.name}", sep.pos)
     _list_arg(c, name, xs, "a list second")
+    need_text(xs.type, xs.pos, "join()")
     node = _apply(_joiner(xs), args, STR, pos)
     if sep.const and isinstance(sep.value, str) and isinstance(xs.type, ListT) \
             and xs.type.elem is INT:
@@ -1729,7 +1814,20 @@ def _b_str(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     _arity(c, name, pos, args, 1, 1)
     if args[0].type is STR:
         return args[0]
+    need_text(args[0].type, args[0].pos, "str()")
     return _apply(runtime.render, args, STR, pos)
+
+
+def need_text(t: Type, pos: Pos, where: str) -> None:
+    """Refuse a value (or list of values) whose type has no text of its own: its Python
+    representation would carry a heap address into the game's text and log."""
+    while isinstance(t, ListT):
+        t = t.elem
+    if isinstance(t, ObjT) and not t.printable:
+        raise ExprError(f"{where} cannot write a {t.name}: it has no text of its own",
+                        column=pos[1], line=pos[0],
+                        hint=f"write one of its values instead, such as an attribute "
+                             f"({', '.join(sorted(t.attrs)[:4]) or 'none'})")
 
 
 def _b_first(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:

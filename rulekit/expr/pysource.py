@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from rulekit.expr import budget
+from rulekit.text import printable
 
 _NAMES = (f"k{i}" for i in itertools.count())
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -63,6 +64,13 @@ def call(func: Any, *args: str | None) -> str | None:
     return f"{f}({', '.join(args)})"  # type: ignore[arg-type]
 
 
+def comment(text: str) -> str:
+    """`# text` as one line of Python: control and format characters (a newline in a file's
+    name) written as escapes, so that no part of a game's file can show as a line of
+    generated code in `rulekit compile`."""
+    return "# " + printable(text)
+
+
 #: False: expressions keep their closures (the differential tests compare both paths)
 FUNCTIONS = True
 
@@ -103,7 +111,7 @@ def local_function(lines: list[str], name: str, what: str) -> Any:
         return None
     source = "\n".join(lines) + "\n"
     if _helpers is not None:
-        _helpers.append(f"# {what}\n{source}")
+        _helpers.append(f"{comment(what)}\n{source}")
     return compile_function(source, dict(_consts), name)
 
 
@@ -118,9 +126,11 @@ def compile_function(source: str, consts: dict[str, Any], name: str) -> Any:
 def charged_loop(pad: str, pyname: str, src: str, items: str) -> list[str]:
     """`for pyname in charged(src):` with the charge written out, as lines at `pad`: the
     length of the list (`items`) taken off the meter's slot without a call (see
-    budget.Meter), the error of `charge` when the meter runs out."""
-    m = const(budget.METER)
-    return [f"{pad}{items} = {src}",
+    budget.Meter; the running thread's meter, read once), the error of `charge` when the
+    meter runs out."""
+    m = f"{items}_m"
+    return [f"{pad}{m} = {const(budget.LOCAL)}.m",
+            f"{pad}{items} = {src}",
             f"{pad}{m}.left -= {const(len)}({items})",
             f"{pad}if {m}.left < 0:",
             f"{pad}    {const(budget.charge)}(0)",

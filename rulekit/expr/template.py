@@ -8,7 +8,7 @@ from typing import Any
 from rulekit.expr import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import MAX_INT_BITS, MAX_STR
-from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, reads_of
+from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, need_text, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
@@ -104,6 +104,7 @@ def compile_template(text: str, scope: Scope) -> Compiled:
                 node = compile_node(source, scope, consts)
                 if node.err is not None:
                     raise node.err
+                need_text(node.type, node.pos, "a template")
             except ExprError as err:
                 raise _relocate(err, source, text, offset) from None
             # runtime.render differs from str only for truth values and numbers

@@ -111,7 +111,7 @@ class ObjT(Type):
     """
 
     __slots__ = ("_name", "attrs", "methods", "index", "reads", "stored", "text", "inline",
-                 "distinct")
+                 "distinct", "printable")
 
     def __init__(
         self,
@@ -139,6 +139,10 @@ class ObjT(Type):
         #: list attributes that never hold two equal elements, nor two that write the
         #: same text (a hand's tiles), as a method may promise (see Method)
         self.distinct: frozenset[str] = frozenset()
+        #: whether its objects have a text of their own (a name, "player 1"), which str(),
+        #: templates and join() may write; the others are refused when the game loads,
+        #: so that no Python representation (a heap address) reaches a game's text
+        self.printable = False
 
     @property
     def name(self) -> str:
