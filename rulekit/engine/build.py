@@ -275,17 +275,18 @@ def _define_prop(fn: S.Fn) -> property:
     local = budget.LOCAL
 
     def get(self: PlayerBase) -> Any:
-        # defines that use defines twice double the work at every level: a unit a read
-        # (charge(1) written out: this runs for every read of every define)
-        m = local.m  # this thread's meter
-        m.left -= 1
-        if m.left < 0:
-            charge(0)
+        # a read of a value worked out already is a lookup, paid for by the loop or the
+        # expression that reads it; working it out costs a unit besides its own loops
+        # (charge(1) written out: this runs for every define worked out)
         st = self.st
         key = (fn, self.seat)
         hit = st._defs.get(key)
         if hit is not None and hit[0] == st._version:
             return hit[1]
+        m = local.m  # this thread's meter
+        m.left -= 1
+        if m.left < 0:
+            charge(0)
         value = fn(st, {"player": self})
         st._defs[key] = (st._version, value)
         return value
@@ -297,13 +298,13 @@ def _define_global(fn: S.Fn) -> Callable[[Any], Any]:
     local = budget.LOCAL
 
     def get(st: Any) -> Any:
-        m = local.m  # this thread's meter
-        m.left -= 1
-        if m.left < 0:
-            charge(0)
         hit = st._defs.get(fn)
         if hit is not None and hit[0] == st._version:
             return hit[1]
+        m = local.m  # this thread's meter (see _define_prop)
+        m.left -= 1
+        if m.left < 0:
+            charge(0)
         value = fn(st, {})
         st._defs[fn] = (st._version, value)
         return value

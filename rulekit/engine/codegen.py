@@ -483,7 +483,7 @@ def trigger_function(trigger: Any, iterate: Callable | None, cond: Compiled | No
 
 def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] | None:
     """A global define's getter `get(st)` (see build._define_global) with its expression
-    written in, and its source: the same unit of work a read, the same value per version
+    written in, and its source: the same unit of work a value worked out, the same value per version
     of the state, without a call to the expression; None on the closure path."""
     if not ENABLED or c.src is None:  # a global scope has no locals: a name in the source
         return None                     # is a comprehension's own
@@ -492,13 +492,13 @@ def define_getter(c: Compiled, where: str) -> tuple[Callable[[Any], Any], str] |
         local, key = pysource.const(budget.LOCAL), pysource.const(c.fn)
         source = "\n".join([
             "def get(st):",
+            f"    hit = st._defs.get({key})",
+            "    if hit is not None and hit[0] == st._version:",
+            "        return hit[1]",
             f"    m = {local}.m",
             "    m.left -= 1",
             "    if m.left < 0:",
             f"        {pysource.const(budget.charge)}(0)",
-            f"    hit = st._defs.get({key})",
-            "    if hit is not None and hit[0] == st._version:",
-            "        return hit[1]",
             f"    value = {c.src}",
             f"    st._defs[{key}] = (st._version, value)",
             "    return value"]) + "\n"
