@@ -127,7 +127,7 @@ def test_simulate_escapes_the_name_and_end_reasons(game: Path) -> None:
     result = run("simulate", game, "--games", "5")
     assert result.exit_code == 0, result.output
     assert_escaped(result.output)
-    assert result.output.startswith(f"Evil{SHOWN}: 5 games")
+    assert re.search(rf"^Evil{re.escape(SHOWN)}: 5 games", result.output, re.M)
     assert re.search(rf"^  done{re.escape(SHOWN)} +5 +100\.0% \[56\.5, 100\.0\]$", result.output,
                      re.M)
     data = json.loads(run("simulate", game, "--games", "5", "--json").stdout)
