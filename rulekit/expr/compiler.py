@@ -82,6 +82,8 @@ class Compiled:
     #: a template written as one concatenation, which cannot fail or charge work: its
     #: literals and (value's source, text function, type) of each value (see labels)
     parts: tuple | None = None
+    #: the checked tree (a _N: `op`, `data`, `kids`, `type`), for backends that lower it
+    node: Any = None
 
 
 class _N:
@@ -99,7 +101,7 @@ class _N:
 
     __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
                  "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined", "promise",
-                 "guard")
+                 "guard", "op", "data", "kids")
 
     def __init__(
         self,
@@ -137,6 +139,23 @@ class _N:
         #: `xs if c else []` (or `[] if c else xs`): the sources of the test that gives xs
         #: and of xs, so that a loop over it is a test and a loop over xs
         self.guard: tuple[str, str] | None = None
+        #: the checked tree, what backends other than the closures lower: the node's
+        #: operation (see `tag`), what it needs besides its operands, and the operands
+        self.op = "const" if const else "?"
+        self.data: Any = value if const else None
+        self.kids: tuple[_N, ...] = ()
+
+    def tag(self, op: str, data: Any = None) -> _N:
+        """Name the operation of a node that is not a constant: `local` (data: its name),
+        `global` (the name and its Global), `attr` (the name), `index`, `method` (the
+        name), `call` (the builtin's name and its _Gen or None), `list`, `comp` (the
+        clauses [(local, list node, [condition nodes])] and the body node), `cond` (a, c,
+        b of `a if c else b`), `and`, `or`, `not`, `neg`, `binop` (the operator: arithmetic,
+        a comparison, `in`)."""
+        if not self.const:
+            self.op = op
+            self.data = data
+        return self
 
 
 class _Gen:
@@ -225,6 +244,7 @@ def _make(
         return _constant(value, type_, pos)
     node = _N(fn, type_, pos, dyn=dyn, free=fr)
     node.reads = reads_of(kids)
+    node.kids = tuple(kids)
     return node
 
 
@@ -470,7 +490,7 @@ class _Compiler:
         depth = _list_depth(type_)
         if depth:  # `[a, a]` of lists: what it holds is counted with multiplicity
             fn = _sized_fn(fn, depth)
-        node = _make(fn, type_, _pos(tree), items)
+        node = _make(fn, type_, _pos(tree), items).tag("list")
         node.promise = (len(items) <= 1, None)  # one element or none: no two equal
         if all(it.src is not None for it in items):
             node.src = "[" + ", ".join(it.src for it in items) + "]"  # type: ignore[misc]
@@ -491,7 +511,7 @@ class _Compiler:
         local_t = scope.locals.get(name)
         if local_t is not None:
             node = _N(lambda st, env: env[name], local_t, pos, local=name,
-                      free=frozenset((name,)))
+                      free=frozenset((name,))).tag("local", name)
             node.chain = ("local", name, ())
             node.vf = (name, None)
             node.src = scope.pynames[name]
@@ -500,7 +520,8 @@ class _Compiler:
         glob = scope.globals.get(name)
         if glob is not None:
             get = glob.get
-            node = _N(lambda st, env: get(st), glob.type, pos, dyn=True)
+            node = _N(lambda st, env: get(st), glob.type, pos, dyn=True).tag("global",
+                                                                             (name, glob))
             node.chain = ("global", get, ())
             if glob.src is not None:
                 node.src = glob.src
@@ -567,7 +588,7 @@ class _Compiler:
         else:
             kind, root, path = "expr", base.fn, ()
         path = path + (name,)
-        node = _make(_chain_fn(kind, root, path), attr_t, base.pos, [base])
+        node = _make(_chain_fn(kind, root, path), attr_t, base.pos, [base]).tag("attr", name)
         if not node.const:
             node.chain = (kind, root, path)
             if kind == "local":
@@ -619,7 +640,7 @@ class _Compiler:
             fn = lambda st, env: cb[fk(st, env)]  # noqa: E731
         else:
             fn = lambda st, env: fb(st, env)[fk(st, env)]  # noqa: E731
-        node = _make(fn, result, base.pos, [base, key])
+        node = _make(fn, result, base.pos, [base, key]).tag("index")
         if base.src is not None and key.src is not None:
             node.src = f"{base.src}[{key.src}]"
         return node
@@ -643,6 +664,9 @@ class _Compiler:
             args, gen = self._args(arg_ts, scope)
             try:
                 node = handler(self, name, pos, args, gen)
+                if not node.const:
+                    node.tag("call", (name, gen))
+                    node.kids = tuple(args)
                 if node.src is None and not node.const:
                     node.src = _builtin_src(name, args, gen)
                     if name == "range":
@@ -735,7 +759,7 @@ class _Compiler:
                 *[f(st, env) for f in fns]
             )
         # A method may read anything from its object: never computed at load time.
-        node = _make(fn, result, base.pos, [base, *args], dyn=True)
+        node = _make(fn, result, base.pos, [base, *args], dyn=True).tag("method", name)
         keeps = method.keeps is not None and args[method.keeps].promise[0]
         node.promise = (method.distinct or keeps, method.numbers)
         if (base.src is not None and py.identifier(name)
@@ -836,6 +860,7 @@ class _Compiler:
                     total = FOLD_LOOP_LIMIT + 1
             foldable = total <= FOLD_LOOP_LIMIT
         node = _make(values, type_, pos, parts, dyn=not foldable, free=free)
+        node.tag("comp", (levels, body))
         gen = _Gen(node, None, None) if node.const else _Gen(node, lazy, count, fast)
         gen.filtered = any(conds for _n, _it, conds in levels)
         if not node.const:
@@ -878,7 +903,7 @@ class _Compiler:
         else:
             fa, fb = a.fn, b.fn
             fn = lambda st, env: fa(st, env) if fc(st, env) else fb(st, env)  # noqa: E731
-        node = _make(fn, type_, a.pos, [a, c, b])
+        node = _make(fn, type_, a.pos, [a, c, b]).tag("cond")
         if a.src is not None and b.src is not None and c.src is not None:
             node.src = f"({a.src} if {c.src} else {b.src})"
             if _empty_list(b):
@@ -915,7 +940,7 @@ class _Compiler:
             return _constant(is_and, BOOL, pos)
         fns = [n.fn if n.type is BOOL else _to_bool(n.fn) for n in kept]
         fn = _all_of(fns) if is_and else _any_of(fns)
-        node = _make(fn, BOOL, pos, kept)
+        node = _make(fn, BOOL, pos, kept).tag("and" if is_and else "or")
         if not node.const and node.err is None:
             node.vf = _boolop_vf(kept, is_and)
         if all(n.src is not None for n in kept):
@@ -933,7 +958,7 @@ class _Compiler:
         else:
             fa = a.fn
             fn = lambda st, env: not fa(st, env)  # noqa: E731
-        node = _make(fn, BOOL, _pos(not_tok), [a])
+        node = _make(fn, BOOL, _pos(not_tok), [a]).tag("not")
         if not node.const and a.vf is not None:
             name, g = a.vf
             node.vf = (name, operator.not_ if g is None else _compose(operator.not_, g))
@@ -985,7 +1010,7 @@ class _Compiler:
                     left = right
                 return True
 
-        node = _make(fn, BOOL, pos, operands)
+        node = _make(fn, BOOL, pos, operands).tag("compare", [op for op, _p in ops])
         if all(o.src is not None for o in operands) and not any(
                 op in ("in", "not in") for op, _p in ops) and not any(checked):
             parts = [operands[0].src]
@@ -1099,7 +1124,7 @@ class _Compiler:
         if op == "+":
             return a
         fa = a.fn
-        node = _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a])
+        node = _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a]).tag("neg")
         if a.src is not None:
             node.src = f"(-{a.src})"
         return node
@@ -1197,10 +1222,10 @@ def _empty_list(node: _N) -> bool:
 def _binary_node(op: str, left: _N, right: _N, type_: Type, pos: Pos) -> _N:
     checked = _checked_op(op, left, right, type_)
     if checked is not None:  # the cost or size of the result grows with the operands
-        node = _make(_call_fn(checked, [left, right]), type_, pos, [left, right])
+        node = _make(_call_fn(checked, [left, right]), type_, pos, [left, right]).tag("binop", op)
         node.src = py.call(checked, left.src, right.src)
         return node
-    node = _make(_binary_fn(op, left, right), type_, pos, [left, right])
+    node = _make(_binary_fn(op, left, right), type_, pos, [left, right]).tag("binop", op)
     if not node.const and node.err is None:
         node.vf = _binary_vf(op, left, right)
     if left.src is not None and right.src is not None:
@@ -1973,7 +1998,7 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
         if src is not None and not node.const:
             fn = py.function(src, consts, [scope.pynames[n] for n in sorted(node.free)],
                              sorted(node.free)) or fn
-        return Compiled(fn, node.type, text, node.const, src, consts, node.reads)
+        return Compiled(fn, node.type, text, node.const, src, consts, node.reads, node=node)
 
     return _guarded(run)
 

@@ -89,11 +89,13 @@ def compile_template(text: str, scope: Scope) -> Compiled:
         consts: dict[str, Any] = {}
         free: set[str] = set()
         nodes = []
+        tree: list[str | tuple[Any, Callable[[Any], str]]] = []  # literals, (node, render)
         constant = True
         for part in _split(text):
             if isinstance(part, str):
                 _append_literal(pieces, part)
                 _append_literal(srcs, part)
+                _append_literal(tree, part)
                 continue
             source, offset = part
             if not source.strip():
@@ -113,7 +115,9 @@ def compile_template(text: str, scope: Scope) -> Compiled:
             if node.const:
                 _append_literal(pieces, render(node.value))
                 _append_literal(srcs, render(node.value))
+                _append_literal(tree, render(node.value))
             else:
+                tree.append((node, render))
                 constant = False
                 pieces.append((node.fn, render))
                 srcs.append((node.src, render, node.type))
@@ -130,7 +134,8 @@ def compile_template(text: str, scope: Scope) -> Compiled:
             fn = py.function(src, consts, [scope.pynames[n] for n in names], names) or fn
         plain = src is not None and (short or len(nodes) <= 2)  # as `_source` writes it
         return Compiled(fn, STR, text, constant, src, consts, reads_of(nodes),
-                        _joined(pieces, nodes), tuple(srcs) if plain else None)
+                        _joined(pieces, nodes), tuple(srcs) if plain else None,
+                        node=("template", tuple(tree)))
 
     return _guarded(run)
 
