@@ -321,6 +321,12 @@ class State:
         moving, rolling = _CALLS["apply"], _CALLS["resolve_chance"]
         game = self.game
         play = Play(0, randrange, left, game.turn_bounds[self.n] if game.turns else [], study)
+        if value is None and left < 0 and game.flat is not None:
+            # a study reads the scores and counts of its games, not their logs
+            done = game.flat.play(self, rng, randrange, study, logging=not study)
+            if done is not None:
+                play.made, play.options, play.most = done
+                return play
         # random moves: the game's generated turns play the turns the playout cannot stop
         # within (see flowgen)
         self._playing = play if value is None and game.turns else True
