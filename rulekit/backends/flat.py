@@ -34,7 +34,7 @@ from typing import Any
 
 from rulekit.engine import labels
 from rulekit.engine import steps as S
-from rulekit.expr import budget, runtime
+from rulekit.expr import budget, pysource, runtime
 from rulekit.expr.types import BOOL, INT, STR, ListT, ObjT, Type
 
 #: False: playouts run on the machine's path (the differential tests compare both)
@@ -101,11 +101,14 @@ class FlatGame:
 
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
              logging: bool = True) -> tuple[int, int, int] | None:
-        top = st._stack[-1]
+        stack = st._stack
+        if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
+            return None
+        top = stack[0]
         i = top.i - 1
-        if (len(st._stack) != 1 or top.role != "turn" or st._pending is not None
-                or i not in self.entries or st._pending_chance is not top.steps[i]
-                or st._ending or st._next_seat is not None):
+        if (top.role != "turn" or st._pending is not None or i not in self.entries
+                or st._pending_chance is not top.steps[i] or st._ending
+                or st._next_seat is not None):
             return None
         grng = st.rng or st._new_rng()
         gstate, pstate = grng.getstate(), rng.getstate()
@@ -801,8 +804,12 @@ class _Gen:
         w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work)
         return "\n".join(head + body + tail) + "\n", frozenset(entries)
 
-    def _next_player(self, steps: tuple) -> bool:
+    def _next_player(self, steps: tuple, seen: frozenset = frozenset()) -> bool:
         for s in steps:
+            if isinstance(s, S.Run):
+                if id(s) in seen:
+                    raise Uncovered("a procedure that runs itself")
+                seen = seen | {id(s)}
             if isinstance(s, S.NextPlayer):
                 return True
             inner = ()
@@ -812,9 +819,14 @@ class _Gen:
                 inner = s.steps
             elif isinstance(s, S.Choose):
                 inner = tuple(x for o in s.options for x in o.steps)
-            if inner and self._next_player(inner):
+            if inner and self._next_player(inner, seen):
                 return True
         return False
+
+
+#: the builtins the flat code calls, its only ones
+_BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, str, bool,
+                                      zip, abs, any, all)} | {"BaseException": BaseException}
 
 
 class Over(Exception):
@@ -836,10 +848,8 @@ def build(game: Any) -> tuple[FlatGame | None, str]:
 
 def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]) -> FlatGame:
     """The flat play of a module's source (the tests load a changed one, too)."""
-    ns: dict[str, Any] = dict(consts)
-    ns.update(GiveBack=GiveBack, Over=Over, check_int=_check_int)
-    code = compile(source, f"<flat {game.name}>", "exec")
-    exec(code, ns)  # noqa: S102 - the generator's own source, every file value a constant
-    flat = FlatGame(source, ns["play"], entries)
+    names = dict(consts)
+    names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int)
+    flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries)
     flat.consts = consts
     return flat
