@@ -41,11 +41,6 @@ class Step:
         raise NotImplementedError
 
 
-def run_pure(steps: tuple[Step, ...], st: State, env: dict) -> None:
-    for step in steps:
-        step.run(st, env)
-
-
 class SeqFrame:
     """A list of steps in progress: the turn, a branch, an action's effects.
 
