@@ -175,6 +175,16 @@ class _Gen:
                     zip(game.end_conditions, game.end_checked, strict=True)]
         self.player_type = game.scope.globals["active"].type
 
+    # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
+    @staticmethod
+    def value(src: str | None, type_: Type, kind: Any = None, seat: str | None = None,
+              size: int | None = None, elem: V | None = None) -> V:
+        return V(src, type_, kind, seat, size, elem)
+
+    @staticmethod
+    def uncovered(what: str) -> Uncovered:
+        return Uncovered(what)
+
     # ---- expressions ---------------------------------------------------------------------
     def ex(self, node: Any, env: dict[str, V]) -> V:
         op = node.op

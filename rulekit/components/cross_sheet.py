@@ -312,46 +312,44 @@ class CrossSheet(Kind):
         s[2][:] = old[2]
 
     def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
-        from rulekit.backends.flat import Uncovered, V
         i = int(self.index)
         c = gen.w.c
         rows = len(self.row_names)
         if base.type is self.sheets_t:
             if name == "locked":
-                v = V(f"[nm for nm, lk in zip({c(self.row_names)}, x{i}lock) if lk]", type_,
+                v = gen.value(f"[nm for nm, lk in zip({c(self.row_names)}, x{i}lock) if lk]", type_,
                       size=rows)
                 v.length = f"x{i}lock.count(True)"
                 return v
             if name == "rows":
-                return V(f"list({c(self.row_names)})", type_, size=rows)
+                return gen.value(f"list({c(self.row_names)})", type_, size=rows)
         elif base.type is self.sheet_t:
             if name == "rows":
-                return V(c(range(rows)), type_, size=rows,
-                         elem=V(None, self.row_t, self, base.seat))
+                return gen.value(c(range(rows)), type_, size=rows,
+                         elem=gen.value(None, self.row_t, self, base.seat))
             if name == "crosses":
-                return V(f"sum(x{i}cnt[{base.seat}])", type_)
+                return gen.value(f"sum(x{i}cnt[{base.seat}])", type_)
         elif base.type is self.row_t:
             r, seat = base.need(), base.seat
             if name == "name":
-                return V(f"{c(self.row_names)}[{r}]", type_)
+                return gen.value(f"{c(self.row_names)}[{r}]", type_)
             if name == "crosses":
-                return V(f"x{i}cnt[{seat}][{r}]", type_)
+                return gen.value(f"x{i}cnt[{seat}][{r}]", type_)
             if name == "locked":
-                return V(f"x{i}lock[{r}]", type_)
+                return gen.value(f"x{i}lock[{r}]", type_)
             if name == "cells":
-                return V(f"list({c(self.cells)}[{r}])", type_, size=max(map(len, self.cells)))
-        raise Uncovered(f"{base.type.name}.{name}")
+                return gen.value(f"list({c(self.cells)}[{r}])", type_,
+                                 size=max(map(len, self.cells)))
+        raise gen.uncovered(f"{base.type.name}.{name}")
 
     def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
-        from rulekit.backends.flat import Uncovered
-        raise Uncovered(f"{base.type.name}[...]")
+        raise gen.uncovered(f"{base.type.name}[...]")
 
     def flat_method(self, gen: Any, base: Any, name: str, args: list,
                      type_: Any) -> Any:
         """`row.can_cross(v)`, as RowView.can_cross decides it."""
-        from rulekit.backends.flat import Uncovered, V
         if base.type is not self.row_t or name != "can_cross":
-            raise Uncovered(f"{base.type.name}.{name}()")
+            raise gen.uncovered(f"{base.type.name}.{name}()")
         i = int(self.index)
         c = gen.w.c
         r, seat = base.need(), base.seat
@@ -359,17 +357,16 @@ class CrossSheet(Kind):
         test = (f"(not x{i}lock[{r}] and ({j} := {c(self.index_of)}[{r}].get({args[0].need()}, -1))"
                 f" > x{i}last[{seat}][{r}]")
         if self.last_needs_c is not None:
-            env = {"row": base, "player": V(seat, gen.player_type)}
+            env = {"row": base, "player": gen.value(seat, gen.player_type)}
             need = gen.expr(self.last_needs_c, env).need()
             test += f" and ({j} != {c(self.last_index)}[{r}] or bool({need}))"
-        return V(test + ")", type_)
+        return gen.value(test + ")", type_)
 
     def flat_effect(self, gen: Any, method: str, target: Any, args: list,
                      env: dict, d: int) -> None:
         """`cross`, as RowView._cross does it, the lock's `on_lock` steps written in place."""
-        from rulekit.backends.flat import Uncovered, V
         if method != "_cross":
-            raise Uncovered(f"the sheet's effect {method.lstrip('_')}")
+            raise gen.uncovered(f"the sheet's effect {method.lstrip('_')}")
         i = int(self.index)
         w = gen.w
         c = w.c
@@ -388,6 +385,7 @@ class CrossSheet(Kind):
             w.add(d + 2, f"x{i}cnt[{s}][{r}] += {int(self.lock_crosses)}")
             w.add(d + 2, f"if not x{i}lock[{r}]:")
             w.add(d + 3, f"x{i}lock[{r}] = True")
-            inner = {"row": V(r, self.row_t, self, s), "player": V(s, gen.player_type)}
+            inner = {"row": gen.value(r, self.row_t, self, s),
+                     "player": gen.value(s, gen.player_type)}
             gen.steps(tuple(self.on_lock), inner, d + 3, False)
             w.add(d + 3, "pass")

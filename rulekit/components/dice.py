@@ -464,8 +464,7 @@ class Dice(Kind):
 
     def flat_bind(self, gen: Any) -> list[str]:
         if self.per_player:
-            from rulekit.backends.flat import Uncovered
-            raise Uncovered("dice that are `per: player`")
+            raise gen.uncovered("dice that are `per: player`")
         i = int(self.index)
         return [f"d{i} = comps[{i}]", f"d{i}f = d{i}[0]", f"d{i}p = d{i}[1]"]
 
@@ -475,36 +474,31 @@ class Dice(Kind):
         s[2] = old[2]
 
     def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
-        from rulekit.backends.flat import Uncovered, V
         if name in self.pos and name in self.type.inline:
-            return V(f"d{int(self.index)}f[{self.pos[name]}]", type_)
-        raise Uncovered(f"dice.{name}")
+            return gen.value(f"d{int(self.index)}f[{self.pos[name]}]", type_)
+        raise gen.uncovered(f"dice.{name}")
 
     def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
-        from rulekit.backends.flat import V
         # a name that is no die fails as the view's lookup does: the machine plays the game
-        return V(f"d{int(self.index)}f[{gen.w.c(self.pos)}[{key.need()}]]", type_)
+        return gen.value(f"d{int(self.index)}f[{gen.w.c(self.pos)}[{key.need()}]]", type_)
 
     def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
-        from rulekit.backends.flat import Uncovered
-        raise Uncovered(f"dice.{name}()")
+        raise gen.uncovered(f"dice.{name}()")
 
     def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
                      d: int) -> None:
-        from rulekit.backends.flat import Uncovered
         i = int(self.index)
         w = gen.w
         if method in ("_remove", "_restore"):
             # a name that is no die: a KeyError, and the machine plays the game (PieceError)
             w.add(d, f"d{i}p[{w.c(self.pos)}[{args[0].need()}]] = {method == '_restore'}")
             return
-        raise Uncovered(f"the dice's effect {method.lstrip('_')}")
+        raise gen.uncovered(f"the dice's effect {method.lstrip('_')}")
 
     def flat_chance(self, gen: Any, name: str, d: int) -> None:
         """`roll`, as `_draw` rolls: each die rolled in order, one draw each."""
-        from rulekit.backends.flat import Uncovered
         if name != "roll":
-            raise Uncovered(f"`{name}` of dice")
+            raise gen.uncovered(f"`{name}` of dice")
         i = int(self.index)
         w = gen.w
         w.add(d, f"m = d{i}[2]")
