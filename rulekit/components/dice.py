@@ -268,23 +268,27 @@ class Dice(Kind):
 
     def sums_of(self, faces: tuple[int, ...], lo: int, hi: int) -> list[list[int]]:
         """`group_sums` of sorted faces, computed once per pattern of faces."""
-        key = (faces, lo, hi)
-        hit = self._sorted_sums.get(key)
+        hit = self._sorted_sums.get((faces, lo, hi))
         if hit is None:
-            seen: set[tuple[int, ...]] = set()
-            hit = []
             self.grouping_table(len(faces))
             charge(self._table_sizes[len(faces)])  # every split is summed
-            for split in self.grouping_table(len(faces)):
-                sums = sorted(t for t in (sum(faces[i] for i in g) for g in split)
-                              if lo <= t <= hi)
-                if tuple(sums) not in seen:
-                    seen.add(tuple(sums))
-                    hit.append(sums)
-            hit.sort(key=lambda sums: (len(sums), sums))  # fewest groups, then smallest sums
-            if len(self._sorted_sums) > 10_000:
-                self._sorted_sums.clear()
-            self._sorted_sums[key] = hit
+            hit = self._split_sums(faces, lo, hi)
+        return hit
+
+    def _split_sums(self, faces: tuple[int, ...], lo: int, hi: int) -> list[list[int]]:
+        """`sums_of` worked out (and kept) without charging: the caller charged for it."""
+        seen: set[tuple[int, ...]] = set()
+        hit: list[list[int]] = []
+        for split in self.grouping_table(len(faces)):
+            sums = sorted(t for t in (sum(faces[i] for i in g) for g in split)
+                          if lo <= t <= hi)
+            if tuple(sums) not in seen:
+                seen.add(tuple(sums))
+                hit.append(sums)
+        hit.sort(key=lambda sums: (len(sums), sums))  # fewest groups, then smallest sums
+        if len(self._sorted_sums) > 10_000:
+            self._sorted_sums.clear()
+        self._sorted_sums[(faces, lo, hi)] = hit
         return hit
 
     def grouping_table(self, n: int) -> list:
@@ -483,7 +487,39 @@ class Dice(Kind):
         return gen.value(f"d{int(self.index)}f[{gen.w.c(self.pos)}[{key.need()}]]", type_)
 
     def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
-        raise gen.uncovered(f"dice.{name}()")
+        """`dice.group_sums(lo, hi)`: the list DiceView.group_sums gives (`flat_sums`)."""
+        if name != "group_sums":
+            raise gen.uncovered(f"dice.{name}()")
+        n = len(self.names)
+        if n > MAX_GROUPED_DICE:
+            raise gen.uncovered(f"group_sums of {n} dice")
+        i = int(self.index)
+        splits = len(self.grouping_table(n))
+        # the machine charges the splits' elements when it works a pattern out: a step
+        # that asks is bounded as one looping over that many
+        gen.longest = max(gen.longest, self._table_sizes[n])
+        lo, hi = (a.need() for a in args)
+        return gen.value(f"{gen.w.c(self.flat_sums)}(d{i}f, d{i}p, {lo}, {hi})", type_,
+                         size=splits, elem=gen.value(None, type_.elem, size=n))
+
+    def flat_sums(self, faces: list[int], in_play: list[bool], lo: int, hi: int
+                  ) -> list[list[int]]:
+        """`DiceView.group_sums` of these faces, the same (shared) list from the same
+        caches, without charging: the flat play bounds its work from the game's shape."""
+        if False in in_play:
+            faces = [f for f, p in zip(faces, in_play) if p]
+        key = (tuple(faces), lo, hi)
+        cache = self._sums
+        hit = cache.get(key)
+        if hit is None:
+            ordered = tuple(sorted(faces))
+            hit = self._sorted_sums.get((ordered, lo, hi))
+            if hit is None:
+                hit = self._split_sums(ordered, lo, hi)
+            if len(cache) > 10_000:
+                cache.clear()
+            cache[key] = hit
+        return hit
 
     def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
                      d: int) -> None:

@@ -146,3 +146,51 @@ class Stack(Kind):
         """What the player took, in the order taken."""
         held = st.comps[self.index][1][player]
         return awards(self.name, held, "stack held", self.name) if held else ""
+
+    # ---- the flat backend's form: what is left (sk{index}l) and what each seat took
+    # (sk{index}h), the state's own lists -------------------------------------------------------
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"sk{i}l, sk{i}h = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        s[0][:] = old[0]
+        for now, then in zip(s[1], old[1]):
+            now[:] = then
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        i = int(self.index)
+        n = len(self.items)
+        if name == "left":
+            return gen.value(f"list(sk{i}l)", type_, size=n)
+        if name == "count":
+            return gen.value(f"len(sk{i}l)", type_)
+        if name == "top":
+            # an empty stack's top is none, which the flat code does not write: an
+            # IndexError, and the machine plays the game
+            return gen.value(f"sk{i}l[0]", type_)
+        if name == "taken":
+            return gen.value(f"({n} - len(sk{i}l))", type_)
+        if name == "name":
+            return gen.value(gen.w.c(self.name), type_)
+        raise gen.uncovered(f"{self.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered(f"{self.name}[...]")
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        if name == "held":
+            return gen.value(f"list(sk{int(self.index)}h[{args[0].need()}])", type_,
+                             size=len(self.items))
+        raise gen.uncovered(f"{self.name}.{name}()")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """`take_top`, as StackView._take_top does it."""
+        if method != "_take_top":
+            raise gen.uncovered(f"the stack's effect {method.lstrip('_')}")
+        i = int(self.index)
+        gen.w.add(d, f"if sk{i}l: sk{i}h[{args[0].need()}].append(sk{i}l.pop(0))")

@@ -227,3 +227,86 @@ class Supply(Kind):
         counts = st.comps[self.index][player]
         held = [(k, c) for k, c in zip(self.keys, counts) if c]
         return piles(self.name, [k for k, _c in held], [c for _k, c in held], "supply held")
+
+    # ---- the flat backend's form: the piles as the state's own lists (su{index}) ------------
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"su{i} = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        if self.per_player:
+            for now, then in zip(s, old):
+                now[:] = then
+        else:
+            s[:] = old
+
+    def flat_piles(self, gen: Any, base: Any) -> str:
+        """The source of the counts a value of this kind stands for (a player's, or the
+        game's)."""
+        i = int(self.index)
+        if not self.per_player:
+            return f"su{i}"
+        if base.seat is None:
+            raise gen.uncovered(f"the piles of '{self.name}' without their player")
+        return f"su{i}[{base.seat}]"
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        piles = self.flat_piles(gen, base)
+        c = gen.w.c
+        n = len(self.keys)
+        if name == "keys":
+            return gen.value(f"list({c(self.keys)})", type_, size=n)
+        if name == "counts":
+            return gen.value(f"list({piles})", type_, size=n)
+        if name == "total":
+            return gen.value(f"sum({piles})", type_)
+        if name == "sets":
+            return gen.value(f"min({piles})", type_)
+        if name == "empty":
+            v = gen.value(f"[k for k, x in zip({c(self.keys)}, {piles}) if not x]", type_,
+                          size=n)
+            v.length = f"{piles}.count(0)"  # counts are whole numbers: the falsy ones are 0
+            return v
+        if name == "name":  # its text (SupplyView.__str__)
+            if base.seat is None:
+                return gen.value(c(self.name), type_)
+            return gen.value(f"({c(self.name + ' of player ')} + str({base.seat}))", type_)
+        raise gen.uncovered(f"{self.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        # a key that is no pile: a KeyError, and the machine plays the game (PieceError)
+        return gen.value(f"{self.flat_piles(gen, base)}[{gen.w.c(self.key_index)}"
+                         f"[{key.need()}]]", type_)
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        if name == "count":
+            return self.flat_index(gen, base, args[0], type_)
+        if name == "has":
+            return gen.value(f"({self.flat_index(gen, base, args[0], type_).need()} > 0)",
+                             type_)
+        raise gen.uncovered(f"{self.name}.{name}()")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """`move_token`, as SupplyView._move does it."""
+        if method != "_move":
+            raise gen.uncovered(f"the supply's effect {method.lstrip('_')}")
+        key, to, count = args
+        if not isinstance(to.kind, Supply):
+            raise gen.uncovered("tokens moved to something other than a supply")
+        w = gen.w
+        src = self.flat_piles(gen, target)
+        dst = to.kind.flat_piles(gen, to)
+        k, i, n = w.t("k"), w.t("i"), w.t("n")
+        w.add(d, f"{k} = {key.need()}")
+        w.add(d, f"{i} = {w.c(self.key_index)}[{k}]")
+        if count is None:
+            w.add(d, f"{n} = min({src}[{i}], 1)")
+        else:
+            w.add(d, f"{n} = min({src}[{i}], {count.need()})")
+        w.add(d, f"if {n} > 0:")
+        w.add(d + 1, f"{dst}[{w.c(to.kind.key_index)}[{k}]] += {n}")
+        w.add(d + 1, f"{src}[{i}] -= {n}")

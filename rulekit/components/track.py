@@ -315,3 +315,113 @@ class Track(Kind):
         return [(key, [[p for p in range(st.n) if pos[p][i] == f] for f in range(end)]
                  + [list(ends[i])])
                 for i, (key, end) in enumerate(zip(self.lanes, self.lengths))]
+
+    # ---- the flat backend's form: each seat's positions (tr{index}p) and who stands on
+    # each last field (tr{index}e), the state's own lists --------------------------------------
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"tr{i}p, tr{i}e = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        for part in (0, 1):
+            for now, then in zip(s[part], old[part]):
+                now[:] = then
+
+    def _flat_lane(self, gen: Any, lane: Any) -> str:
+        """A lane's index; a key that is no lane is a KeyError, and the machine plays the
+        game (PieceError)."""
+        return f"{gen.w.c(self.lane_index)}[{lane.need()}]"
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        c = gen.w.c
+        if name == "lanes":
+            return gen.value(f"list({c(self.lanes)})", type_, size=len(self.lanes))
+        if name == "lengths":
+            return gen.value(f"list({c(self.lengths)})", type_, size=len(self.lanes))
+        raise gen.uncovered(f"{self.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered(f"{self.name}[...]")
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        i = int(self.index)
+        c = gen.w.c
+        length = self.__dict__.get("_flat_length")
+        if length is None:  # each lane's length by its key, as lane_index finds it
+            length = self._flat_length = dict(zip(self.lanes, self.lengths))
+        if name == "length":
+            return gen.value(f"{c(length)}[{args[0].need()}]", type_)
+        if name in ("position", "on_board", "at_end"):
+            seat, lane = args
+            pos = f"tr{i}p[{seat.need()}][{self._flat_lane(gen, lane)}]"
+            if name == "position":
+                return gen.value(pos, type_)
+            if name == "on_board":
+                return gen.value(f"({pos} > 0)", type_)
+            return gen.value(f"({pos} == {c(length)}[{lane.need()}])", type_)
+        if name == "ends_reached":
+            return gen.value(f"[k for k, q, e in zip({c(self.lanes)}, tr{i}p[{args[0].need()}],"
+                             f" {c(self.lengths)}) if q == e]", type_, size=len(self.lanes))
+        if name == "seats_at_end":
+            return gen.value(f"list(tr{i}e[{self._flat_lane(gen, args[0])}])", type_,
+                             size=gen.game.max_players)
+        raise gen.uncovered(f"{self.name}.{name}()")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """`advance`, `send_back` and `move_to`, as TrackView does them."""
+        i = int(self.index)
+        w = gen.w
+        c = w.c
+        j, q, row = w.t("j"), w.t("q"), w.t("row")
+        w.add(d, f"{j} = {self._flat_lane(gen, args[0])}")
+        w.add(d, f"{q} = {args[1].need()}")
+        w.add(d, f"{row} = tr{i}p[{q}]")
+        if method == "_advance":
+            old, new, end = w.t("o"), w.t("f"), w.t("e")
+            steps = args[2]
+            w.add(d, f"{old} = {row}[{j}]")
+            w.add(d, f"{end} = {c(self.lengths)}[{j}]")
+            w.add(d, f"{new} = {old} + {1 if steps is None else steps.need()}")
+            w.add(d, f"if {new} > {old} and {old} < {end}:")
+            w.add(d + 1, f"if {new} >= {end}:")
+            self._flat_arrive(gen, j, q, new, end, d + 2)
+            w.add(d + 1, f"if {new} > {old}: {row}[{j}] = {new}")
+            return
+        if method == "_send_back":
+            w.add(d, f"if {row}[{j}] == {c(self.lengths)}[{j}]: tr{i}e[{j}].remove({q})")
+            w.add(d, f"{row}[{j}] = 0")
+            return
+        if method == "_move_to":
+            field, end = w.t("f"), w.t("e")
+            w.add(d, f"{end} = {c(self.lengths)}[{j}]")
+            w.add(d, f"{field} = {args[2].need()}")
+            w.add(d, f"if {field}.__class__ is not int or not 0 <= {field} <= {end}: "
+                  "raise GiveBack")
+            w.add(d, f"if {field} != {row}[{j}]:")
+            w.add(d + 1, f"if {row}[{j}] == {end}: tr{i}e[{j}].remove({q})")
+            w.add(d + 1, f"if {field} == {end}:")
+            self._flat_arrive(gen, j, q, field, end, d + 2)
+            w.add(d + 1, f"{row}[{j}] = {field}")
+            return
+        raise gen.uncovered(f"the track's effect {method.lstrip('_')}")
+
+    def _flat_arrive(self, gen: Any, j: str, q: str, new: str, end: str, d: int) -> None:
+        """TrackView._arrive: seat q arrives on lane j's last field; `new` becomes the
+        field it ends on."""
+        w = gen.w
+        here = w.t("h")
+        i = int(self.index)
+        cap = self.last_capacity
+        w.add(d, f"{here} = tr{i}e[{j}]")
+        if cap is None:
+            w.add(d, f"{here}.append({q}); {new} = {end}")
+        elif self.bump:
+            w.add(d, f"while len({here}) >= {cap}: tr{i}p[{here}.pop(0)][{j}] = 0")
+            w.add(d, f"{here}.append({q}); {new} = {end}")
+        else:
+            w.add(d, f"if len({here}) >= {cap}: {new} = {end} - 1")
+            w.add(d, f"else: {here}.append({q}); {new} = {end}")
