@@ -23,7 +23,8 @@ GAMES = Path(__file__).resolve().parent.parent / "games"
 FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")]
                if not p.name.endswith(".tests.yaml"))
 #: the games the flat backend must cover (a change that drops one fails here)
-COVERED = {"qwixx.yaml", "qwixx-any-order.yaml"}
+COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "levelx.yaml", "levelx-long.yaml",
+           "levelx-block.yaml"}
 
 
 def _outcome(st: rulekit.State, with_log: bool) -> tuple:
@@ -142,3 +143,73 @@ def test_hostile_names_and_texts_do_not_change_the_flat_modules_shape(tmp_path: 
     assert "import" not in evil_source and "system" not in evil_source
     game = rulekit.load_game(str(tmp_path / "hostile.yaml"))
     assert _play(game, 3, 1, False, game.flat) == _play(game, 3, 1, False, None)
+
+
+@pytest.mark.parametrize(("name", "sets"), [("levelx.yaml", True), ("levelx-long.yaml", True),
+                                             ("levelx-block.yaml", False)])
+def test_level_x_plays_its_games_on_the_flat_path(name: str, sets: bool) -> None:
+    """Level X's random games run to their end in the flat function (none given back),
+    its trigger firing in them (a pawn that waits short of an occupied X leaves each
+    row's chips to one player: random games of that variant complete no sets)."""
+    game = rulekit.load_game(str(GAMES / name))
+    made = game.flat
+    assert made is not None
+    finished = []
+    real = made._play
+
+    def counted(*args: object) -> object:
+        out = real(*args)  # GiveBack propagates: then nothing is counted
+        finished.append(out)
+        return out
+
+    made._play = counted
+    bonus = [k.name for k in game.components].index("bonus")
+    tiles = games = 0
+    for players in range(game.min_players, game.max_players + 1):
+        for seed in range(4):
+            st = game.new_game(players=players, seed=seed)
+            st.playout(random.Random(seed))
+            games += 1
+            assert st.over and st.end_reason in ("tiles", "chips")
+            tiles += sum(map(len, st.comps[bonus][1]))
+    assert len(finished) == games
+    assert (tiles > 0) == sets
+
+
+def test_triggers_that_change_what_others_read_play_the_machines_games(tmp_path: Path) -> None:
+    """A second trigger gives a chip to another player, which may complete a set: the
+    first trigger sees it only at the machine's next check. The flat play gives such a
+    game back (a trigger left with its condition true) and plays the others itself."""
+    text = (GAMES / "levelx.yaml").read_text()
+    gift = """  - for: "p in players"
+    when: "p.won[5] >= 2 * (p.gifts + 1)"
+    do:
+      - add: {p.gifts: 1}
+      - move_token: {from: chips, key: 10,
+                     to: "players[(p.seat + player_count - 1) % player_count].won"}
+      - say: "player {p.seat} gives a chip of row 10 to the player before"
+
+end:"""
+    assert text.count("\nend:") == 1 and text.count("\nvars:\n") == 1
+    path = tmp_path / "gifts.yaml"
+    path.write_text(text.replace("\nend:", "\n" + gift)
+                    .replace("\nvars:\n", "\nvars:\n  gifts: {per: player, init: 0}\n"))
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None and len(game.triggers) == 2
+    finished = []
+    real = made._play
+
+    def counted(*args: object) -> object:
+        out = real(*args)  # GiveBack propagates: then nothing is counted
+        finished.append(out)
+        return out
+
+    made._play = counted
+    calls = 0
+    for players in range(game.min_players, game.max_players + 1):
+        for seed in range(20):
+            calls += 1
+            assert _play(game, players, seed, False, made) == \
+                _play(game, players, seed, False, None), (players, seed)
+    assert 0 < len(finished) < calls  # some games given back, the others played flat

@@ -45,6 +45,8 @@ MOST_LINES = 4000
 UNITS_PER_ELEMENT = 100
 #: what a step is charged at least
 UNITS_PER_STEP = 1000
+#: the most times triggers may fire in a turn (more: the machine plays the game)
+TRIGGER_RUNS = 32
 
 
 class Uncovered(Exception):
@@ -170,7 +172,15 @@ class _Gen:
                 self.kinds[id(t)] = kind
         self.pvar_names = list(game.pvar_init)
         self.gvar_names = list(game.gvar_init)
-        self.longest = 1  # the most elements a step loops over (for the work bound)
+        self.longest = 1  # the most elements the step being written loops over
+        self.work = 0  # the work a turn's steps and checks may charge at most (see step)
+        self.mult = 1  # how often the step being written may run in a turn
+        self.loop_steps = 0  # the most rounds of `for` loops a turn counts as steps
+        self.firing = False  # writing a trigger's steps
+        self.firing_work = 0  # the most work one firing of a trigger may charge
+        self.trigger_mask = 0  # the parts some trigger reads
+        for trigger in game.triggers:
+            self.trigger_mask |= trigger.mask
         self.end = [(reason, c, mask) for (reason, _f, mask, _w), c in
                     zip(game.end_conditions, game.end_checked, strict=True)]
         self.player_type = game.scope.globals["active"].type
@@ -386,7 +396,24 @@ class _Gen:
             return V(f"abs({self.ex(args[0], env).need()})", INT)
         if name == "str" and len(args) == 1:
             return V(self.text(self.ex(args[0], env)), STR)
+        if name == "join" and len(args) == 2:
+            return self._join(args, env)
         raise Uncovered(f"the function {name}()")
+
+    def _join(self, args: list, env: dict[str, V]) -> V:
+        """join(sep, xs) of whole numbers or texts, by the function the machine calls for
+        it: of at most labels.JOIN_PARTS parts it charges no work (more: the machine)."""
+        sep, xs = (self.ex(a, env) for a in args)
+        elem = getattr(args[1].type, "elem", None)
+        if elem is INT:
+            fn = runtime.join_ints
+        elif elem is STR:
+            fn = runtime.join_str
+        else:
+            raise Uncovered("join() of these values")
+        if xs.size is None or xs.size > labels.JOIN_PARTS:
+            raise Uncovered("join() of a list whose length the game does not bound")
+        return V(f"{self.w.c(fn)}({sep.need()}, {xs.need()})", STR)
 
     def text(self, v: V) -> str:
         """The source of a value as text, as templates and str() write it."""
@@ -432,13 +459,110 @@ class _Gen:
         return count
 
     def checks(self, step: Any, d: int) -> None:
-        """The end conditions after a step of a frame, each if the step may change what it
-        reads (otherwise it is still false, as at its last check)."""
-        writes = self.writes(step)
-        for reason, c, mask in self.end:
-            if writes & mask:
-                self.w.add(d, f"if {self.expr(c, {}).need()}:")
-                self.ending(d + 1, reason)
+        """The triggers and end conditions after a step of a frame, each if the step may
+        change what it reads (otherwise it is still false, as at its last check)."""
+        self.check_after(self.writes(step), d)
+
+    def check_after(self, writes: int, d: int) -> None:
+        """The checks after a change of the parts `writes`: the triggers (`fire`), then
+        the end conditions that read what the change or the triggers may have changed;
+        their work bounded as a step's."""
+        outer = self.longest
+        self.longest = 1
+        try:
+            at = len(self.w.lines)
+            writes |= self.fire(writes, d)
+            for reason, c, mask in self.end:
+                if writes & mask:
+                    self.w.add(d, f"if {self.expr(c, {}).need()}:")
+                    self.ending(d + 1, reason)
+            if len(self.w.lines) > at:  # the triggers' conditions are worked out twice
+                times = 1 + 2 * len(self.game.triggers)
+                self.work += self.mult * times * (UNITS_PER_STEP
+                                                  + UNITS_PER_ELEMENT * self.longest)
+        finally:
+            self.longest = outer
+
+    # ---- triggers ----------------------------------------------------------------------------
+    def trigger_loops(self, trigger: Any, d: int) -> tuple[dict[str, V], int, str]:
+        """A trigger's `for` loops (each list worked out as its loop starts, as the
+        machine's bindings do) and its condition: the env inside, the depth and the
+        condition's source."""
+        w = self.w
+        env: dict[str, V] = {}
+        it = trigger.iterate
+        if it is not None:
+            if not getattr(it, "nodes", None):
+                raise Uncovered("a trigger's `for` that did not compile")
+            size = 1
+            for name, node in it.nodes:
+                lst = self.ex(node, env)
+                if lst.size is None:
+                    raise Uncovered("a trigger's `for` over a list whose length the game "
+                                    "does not bound")
+                size *= max(lst.size, 1)
+                self.longest = max(self.longest, size)
+                var = w.t("v")
+                elem = lst.elem
+                env[name] = V(var, node.type.elem, elem.kind if elem else None,
+                              elem.seat if elem else None, elem.size if elem else None,
+                              elem.elem if elem else None)
+                w.add(d, f"for {var} in {lst.need()}:")
+                d += 1
+        return env, d, self.expr(trigger.gen, env).need()
+
+    def fire(self, writes: int, d: int) -> int:
+        """The triggers after a change of the parts `writes`, as the machine fires them
+        (State._after_step): each in turn, for each of its bindings while its condition
+        holds, at most MAX_TRIGGER_FIRINGS times. Returns the parts they may change.
+
+        The machine fires a trigger only when a part it reads changed since its last
+        check, and a trigger sees what later triggers changed only at the next check.
+        Both come to the same as firing all of them here as long as, after every check,
+        no trigger's condition holds for any binding (each is "settled": then a trigger
+        not fired by the machine would have done nothing): the flat code makes sure of
+        that after each check where a trigger fired (and when it starts), and gives the
+        game back otherwise."""
+        triggers = self.game.triggers
+        if not triggers or not writes & self.trigger_mask:
+            return 0
+        w = self.w
+        fired = w.t("fired")
+        w.add(d, f"{fired} = False")
+        changes = 0
+        for trigger in triggers:
+            env, depth, cond = self.trigger_loops(trigger, d)
+            nf = w.t("nf")
+            w.add(depth, f"{nf} = 0")
+            w.add(depth, f"while {cond}:")
+            w.add(depth + 1, f"{nf} += 1")
+            w.add(depth + 1, f"if {nf} > {S.MAX_TRIGGER_FIRINGS}: raise GiveBack")
+            # the firings a turn may have: beyond, the machine plays the game
+            w.add(depth + 1, "trig -= 1")
+            w.add(depth + 1, "if trig < 0: raise GiveBack")
+            w.add(depth + 1, f"{fired} = True")
+            work, mult, firing = self.work, self.mult, self.firing
+            self.mult, self.firing = 1, True
+            try:
+                self.steps(tuple(trigger.steps), env, depth + 1, False)
+                run = self.work - work
+            finally:
+                self.work, self.mult, self.firing = work, mult, firing
+            # each firing charged as it happens (a turn has few), so that the bound of a
+            # turn need not count the most firings every turn
+            self.firing_work = max(self.firing_work, run)
+            w.add(depth + 1, f"work -= {run}")
+            w.add(depth + 1, "if work < 0: raise GiveBack")
+            changes |= self._union(tuple(trigger.steps))
+        w.add(d, f"if {fired}:")
+        self.settled(d + 1)
+        return changes
+
+    def settled(self, d: int) -> None:
+        """Give the game back unless no trigger's condition holds for any binding."""
+        for trigger in self.game.triggers:
+            _env, depth, cond = self.trigger_loops(trigger, d)
+            self.w.add(depth, f"if {cond}: raise GiveBack")
 
     def ending(self, d: int, reason: str) -> None:
         w = self.w
@@ -470,6 +594,19 @@ class _Gen:
         return m
 
     def step(self, step: Any, env: dict[str, V], d: int, framed: bool) -> int:
+        """Write a step (`_step`), and bound its work: UNITS_PER_STEP, and UNITS_PER_ELEMENT
+        for each element of the longest list it loops over itself (the steps inside it are
+        bounded each by their own), as often as it may run in a turn (`self.mult`)."""
+        outer = self.longest
+        self.longest = 1
+        try:
+            count = self._step(step, env, d, framed)
+            self.work += self.mult * (UNITS_PER_STEP + UNITS_PER_ELEMENT * self.longest)
+        finally:
+            self.longest = outer
+        return count
+
+    def _step(self, step: Any, env: dict[str, V], d: int, framed: bool) -> int:
         w = self.w
         if framed:
             w.add(d, "steps -= 1")
@@ -526,7 +663,8 @@ class _Gen:
             t = self.expr(target, env)
             if t.kind is None:
                 raise Uncovered("an effect on this value")
-            t.kind.flat_effect(self, step.method, t, [self.expr(a, env) for a in args], env, d)
+            vals = [None if a is None else self.expr(a, env) for a in args]  # None: left out
+            t.kind.flat_effect(self, step.method, t, vals, env, d)
             return 1
         if kind is S.ChanceStep:
             kd = self.game.components[step.component]
@@ -534,11 +672,57 @@ class _Gen:
                 raise Uncovered(f"`{step.name}` of {kd.kind}")
             kd.flat_chance(self, step.name, d)
             return 1
-        if kind is S.Together:
-            return self.together(step, env, d)
+        if kind is S.ForEach:
+            return self.for_each(step, env, d)
+        if kind is S.Together:  # its effects run once for each player
+            mult = self.mult
+            self.mult *= self.game.max_players
+            try:
+                return self.together(step, env, d)
+            finally:
+                self.mult = mult
         if kind is S.Choose:
             return self.choose(step, env, d)
         raise Uncovered(f"the step {kind.__name__}")
+
+    def for_each(self, step: Any, env: dict[str, V], d: int) -> int:
+        """A `for` of steps that only have effects, as ForEach runs it: each list worked
+        out as its loop starts, every round counted against the step budget, no check
+        between the steps."""
+        w = self.w
+        it = step.gen
+        if not step.pure:
+            raise Uncovered("a `for` whose steps decide or roll")
+        if it is None or not getattr(it, "nodes", None):
+            raise Uncovered("a `for` that did not compile")
+        if self.firing:
+            raise Uncovered("a `for` in a trigger")
+        inner = dict(env)
+        size = 1
+        depth = d
+        for name, node in it.nodes:
+            lst = self.ex(node, inner)
+            if lst.size is None:
+                raise Uncovered("a `for` over a list whose length the game does not bound")
+            size *= max(lst.size, 1)
+            var = w.t("v")
+            elem = lst.elem
+            inner[name] = V(var, node.type.elem, elem.kind if elem else None,
+                            elem.seat if elem else None, elem.size if elem else None,
+                            elem.elem if elem else None)
+            w.add(depth, f"for {var} in {lst.need()}:")
+            depth += 1
+        w.add(depth, "steps -= 1")
+        self.longest = max(self.longest, size)
+        self.loop_steps += self.mult * size
+        mult = self.mult
+        self.mult *= size
+        try:
+            self.steps(tuple(step.body), inner, depth, False)
+        finally:
+            self.mult = mult
+        w.add(depth, "pass")
+        return 1
 
     # ---- decisions --------------------------------------------------------------------------
     def options(self, step: Any, env: dict[str, V], seat: str, d: int) -> list:
@@ -572,7 +756,8 @@ class _Gen:
                     var = w.t("v")
                     elem = lst.elem
                     inner[name] = V(var, node.type.elem, elem.kind if elem else None,
-                                    elem.seat if elem else None)
+                                    elem.seat if elem else None, elem.size if elem else None,
+                                    elem.elem if elem else None)
                     names.append(name)
                     loops.append((name, promise[0]))
                     w.add(depth, f"for {var} in {lst.need()}:")
@@ -722,12 +907,14 @@ class _Gen:
         w = self.w
         if len(game.phases) != 1 or game.phases[0][2] is not None:
             raise Uncovered("phases")
-        if game.triggers:
-            raise Uncovered("triggers")
+        if game.turn_reset_mask & self.trigger_mask:
+            # the machine fires such a trigger at the first check after the reset
+            raise Uncovered("a trigger that reads what a turn resets")
         if getattr(game, "end_score", None):
             raise Uncovered("an `end.score`")
-        if game.spec.get("define"):
-            raise Uncovered("defines")
+        # a define is left to the machine: one that a step, a trigger or the end reads
+        # meets Uncovered where it is read (_attr, _global); the scores are worked out by
+        # the machine once the flat play has written the state back
         if game.first_player is not None and not callable(game.first_player):
             raise Uncovered("the first player")
         if self._next_player(game.phases[0][1]):
@@ -739,6 +926,8 @@ class _Gen:
         body_start = len(w.lines)
         w.add(2, "if steps < TURN_STEPS or work < TURN_WORK: raise GiveBack")
         w.add(2, "work -= TURN_WORK")
+        if game.triggers:
+            w.add(2, "trig = TRIGGER_RUNS")
         env: dict[str, V] = {}
         most = 0
         for i, s in enumerate(turn):
@@ -757,15 +946,14 @@ class _Gen:
             w.add(2, f"p{self.pvar_names.index(name)} = [{w.c(value)}] * n")
         for name, value in game.turn_resets_game:
             w.add(2, f"g{self.gvar_names.index(name)} = {w.c(value)}")
-        for reason, c, mask in self.end:
-            if game.turn_mask & mask or mask & 1 == 0 and mask == -1:
-                w.add(2, f"if {self.expr(c, {}).need()}:")
-                self.ending(3, reason)
+        self.check_after(game.turn_mask, 2)  # the checks as the turn begins
         body = ["    " + line for line in w.lines[body_start:]]  # in the try and the loop
         del w.lines[body_start:]
-        units = UNITS_PER_STEP + UNITS_PER_ELEMENT * self.longest
-        turn_work = units * (most + 1)
-        if turn_work > budget.WORK_PER_CALL:
+        # a turn's work: its steps' and checks' bounds, and the turn's own; the firings of
+        # triggers are charged as they happen, at most TRIGGER_RUNS of them a turn
+        turn_work = self.work + UNITS_PER_STEP
+        # a call (a move or a roll) may run on from one turn into the next
+        if 2 * (turn_work + TRIGGER_RUNS * self.firing_work) > budget.WORK_PER_CALL:
             raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
         kinds = game.components
         head = [
@@ -789,6 +977,13 @@ class _Gen:
             head.append(f"    g{i} = st.gvars[{w.c(name)}]")
         for kind in kinds:
             head += ["    " + line for line in kind.flat_bind(self)]
+        if game.triggers:
+            # the machine's last check left every trigger settled (see fire), or the
+            # machine plays the game
+            at = len(w.lines)
+            self.settled(1)
+            head += w.lines[at:]
+            del w.lines[at:]
         head += ["    try:", "        while True:"]
         tail = [
             "    except Over:",
@@ -811,7 +1006,8 @@ class _Gen:
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
         tail += ["    if log is not None: st.log.extend(log)",
                  "    return made, options, most"]
-        w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work)
+        w.consts.update(KINDS=kinds, TURN_STEPS=most + 1 + self.loop_steps,
+                        TURN_WORK=turn_work, TRIGGER_RUNS=TRIGGER_RUNS)
         return "\n".join(head + body + tail) + "\n", frozenset(entries)
 
     def _next_player(self, steps: tuple, seen: frozenset = frozenset()) -> bool:
