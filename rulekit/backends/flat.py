@@ -783,9 +783,9 @@ class _Gen:
                 distinct = (not form.shared and all(ok for _n, ok in loops)
                             and {nm for nm, _ok in loops} <= local)
                 key = "(" + "".join(k_ + ", " for k_ in keys) + ")"
-            else:
-                distinct = False
-                key = self.template(label, inner)
+            else:  # a label of a list's numbers (see keyed_unique): no lookup either
+                distinct = self.keyed_unique(step, label, iterate)
+                key = "" if distinct else self.template(label, inner)
             if distinct:
                 w.add(depth, record)
             else:
@@ -803,11 +803,35 @@ class _Gen:
         if total + 1 > budget.MAX_OPTIONS:
             raise Uncovered("a decision of more options than the budget allows")
         if step.pass_label is not None:
-            if forms is not None:  # no option's label can be the pass label
+            if forms is not None or not lookups:  # no option's label can be the pass label
                 w.add(d, "out.append((-1, ()))")
             else:
                 w.add(d, f"if {w.c(step.pass_label)} not in seen: out.append((-1, ()))")
         return made
+
+    def keyed_unique(self, step: Any, label: Any, iterate: Any) -> bool:
+        """Whether the options of a decision's only option generator, `for: xs in LIST`
+        labelled `PREFIX{join(SEP, xs)}SUFFIX` with numbers, all have labels no other
+        option and not the pass label has, as the machine takes them (codegen's `unique`
+        of labels.keyed_label): LIST is promised to hold no two equal lists, each of at most
+        JOIN_PARTS numbers of few digits, and SEP tells numbers apart."""
+        if len(step.options) != 1 or iterate is None or len(iterate.nodes) != 1:
+            return False
+        keyed = labels.keyed_label(label, step.pass_label)
+        if keyed is None:
+            return False
+        parts = [p for p in label.node[1] if not isinstance(p, str)]
+        if len(parts) != 1:
+            return False
+        node = parts[0][0]
+        if node.op != "call" or node.data[0] != "join" or len(node.kids) != 2:
+            return False
+        xs = node.kids[1]
+        if xs.op != "local" or xs.data != iterate.nodes[0][0]:
+            return False
+        distinct, numbers = iterate.promises[0]
+        return bool(distinct and numbers is not None and numbers[0] <= labels.JOIN_PARTS
+                    and numbers[1] <= keyed[2])
 
     def key(self, v: V) -> str:
         """A label part's key: its value, or the text of an object that keeps one."""
