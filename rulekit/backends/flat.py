@@ -49,6 +49,11 @@ UNITS_PER_STEP = 1000
 TRIGGER_RUNS = 32
 
 
+#: more than the characters of any whole number a game can hold: a variable's at most 30
+#: digits, a literal's 333, a product's 1000 bits (about 302 digits), sums a few bits more
+_INT_CHARS = 1000
+
+
 class Uncovered(Exception):
     """Something the flat backend does not cover: the game keeps the machine's path."""
 
@@ -304,6 +309,9 @@ class _Gen:
 
     def _binop(self, node: Any, env: dict[str, V]) -> V:
         op = node.data
+        empty = self._emptiness(node, env)
+        if empty is not None:
+            return empty
         left, right = (self.ex(k, env) for k in node.kids)
         plain = (INT, BOOL)
         if op in self._PLAIN and left.type in plain and right.type in plain:
@@ -314,6 +322,21 @@ class _Gen:
                 INT, STR, BOOL):
             return V(f"({left.need()} {op} {right.need()})", node.type)
         raise Uncovered(f"'{op}' on {left.type.name} and {right.type.name}")
+
+    def _emptiness(self, node: Any, env: dict[str, V]) -> V | None:
+        """`len(xs) > 0`, `len(xs) != 0` and `len(xs) == 0` of a list or text, as its
+        truth: the same value without a call (an option's `if` asks it of every one)."""
+        op = node.data
+        a, b = node.kids
+        if (op not in (">", "!=", "==") or b.op != "const" or b.value != 0
+                or type(b.value) is not int or a.op != "call" or a.data[0] != "len"
+                or a.data[1] is not None or len(a.kids) != 1
+                or not (isinstance(a.kids[0].type, ListT) or a.kids[0].type is STR)):
+            return None
+        xs = self.ex(a.kids[0], env)
+        if xs.length is not None:  # a length known without the list: as len() has it
+            return None
+        return V(f"({'not' if op == '==' else 'not not'} {xs.need()})", BOOL)
 
     def _compare(self, node: Any, env: dict[str, V]) -> V:
         vals = [self.ex(k, env) for k in node.kids]
@@ -413,6 +436,10 @@ class _Gen:
             raise Uncovered("join() of these values")
         if xs.size is None or xs.size > labels.JOIN_PARTS:
             raise Uncovered("join() of a list whose length the game does not bound")
+        if (elem is INT and args[0].op == "const" and isinstance(args[0].value, str)
+                and xs.size * (_INT_CHARS + len(args[0].value)) <= budget.MAX_STR):
+            # numbers, too few to write more than a string may hold: join_ints's work
+            return V(f"{sep.need()}.join(map(str, {xs.need()}))", STR)
         return V(f"{self.w.c(fn)}({sep.need()}, {xs.need()})", STR)
 
     def text(self, v: V) -> str:
@@ -460,8 +487,21 @@ class _Gen:
 
     def checks(self, step: Any, d: int) -> None:
         """The triggers and end conditions after a step of a frame, each if the step may
-        change what it reads (otherwise it is still false, as at its last check)."""
-        self.check_after(self.writes(step), d)
+        change what it reads (otherwise it is still false, as at its last check), and only
+        when a step that may did run since the last check (`chg`, see `changed`): the
+        machine checks after a step only what reads a part it marked changed."""
+        at = len(self.w.lines)
+        self.check_after(self.writes(step), d + 1)
+        if len(self.w.lines) > at:
+            self.w.lines.insert(at, "    " * d + "if chg:")
+            self.w.lines.insert(at + 1, "    " * (d + 1) + "chg = False")
+
+    def changed(self, step: Any, d: int) -> None:
+        """After a step that changes parts of the game itself (an effect, a variable set,
+        a chance step), mark `chg` if a check reads any of them (as the machine marks its
+        `_dirty` bits)."""
+        if getattr(step, "writes", -1) & self.game.check_mask:
+            self.w.add(d, "chg = True")
 
     def check_after(self, writes: int, d: int) -> None:
         """The checks after a change of the parts `writes`: the triggers (`fire`), then
@@ -657,6 +697,7 @@ class _Gen:
                 w.add(d, f"if {var}.__class__ is not int or not {-S.MAX_INT} < {var} < "
                       f"{S.MAX_INT}: {var} = check_int({var})")
             w.add(d, f"{target} = {var}")
+            self.changed(step, d)
             return 1
         if kind is S.Effect:
             target, args = step.gen
@@ -665,12 +706,14 @@ class _Gen:
                 raise Uncovered("an effect on this value")
             vals = [None if a is None else self.expr(a, env) for a in args]  # None: left out
             t.kind.flat_effect(self, step.method, t, vals, env, d)
+            self.changed(step, d)
             return 1
         if kind is S.ChanceStep:
             kd = self.game.components[step.component]
             if not hasattr(kd, "flat_chance"):
                 raise Uncovered(f"`{step.name}` of {kd.kind}")
             kd.flat_chance(self, step.name, d)
+            self.changed(step, d)
             return 1
         if kind is S.ForEach:
             return self.for_each(step, env, d)
@@ -951,7 +994,7 @@ class _Gen:
         w.add(2, "if steps < TURN_STEPS or work < TURN_WORK: raise GiveBack")
         w.add(2, "work -= TURN_WORK")
         if game.triggers:
-            w.add(2, "trig = TRIGGER_RUNS")
+            w.add(2, f"trig = {TRIGGER_RUNS}")
         env: dict[str, V] = {}
         most = 0
         for i, s in enumerate(turn):
@@ -991,6 +1034,7 @@ class _Gen:
             "    steps, work, logc = st._steps_left + 1, st._work_left, st._log_chars",
             "    log = [] if logging else None",
             "    made = options = most = 0",
+            "    chg = True  # see `changed`: the first check of the flat play runs",
             "    rand = grng.random",
             "    comps = st.comps",
             "    saved = [kind.copy_state(s) for kind, s in zip(KINDS, comps)]",
@@ -1030,8 +1074,11 @@ class _Gen:
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
         tail += ["    if log is not None: st.log.extend(log)",
                  "    return made, options, most"]
-        w.consts.update(KINDS=kinds, TURN_STEPS=most + 1 + self.loop_steps,
-                        TURN_WORK=turn_work, TRIGGER_RUNS=TRIGGER_RUNS)
+        w.consts.update(KINDS=kinds)
+        # the turn's bounds as literals in the source (read at every turn)
+        body[0] = (body[0].replace("TURN_STEPS", str(most + 1 + self.loop_steps))
+                   .replace("TURN_WORK", str(turn_work)))
+        body[1] = body[1].replace("TURN_WORK", str(turn_work))
         return "\n".join(head + body + tail) + "\n", frozenset(entries)
 
     def _next_player(self, steps: tuple, seen: frozenset = frozenset()) -> bool:
@@ -1056,7 +1103,8 @@ class _Gen:
 
 #: the builtins the flat code calls, its only ones
 _BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, str, bool,
-                                      zip, abs, any, all)} | {"BaseException": BaseException}
+                                      zip, abs, any, all, map, tuple)}
+_BUILTINS["BaseException"] = BaseException
 
 
 class Over(Exception):
