@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rulekit.components.base import Chance, Effect, Kind, register
@@ -247,6 +248,9 @@ class Dice(Kind):
         self._sums: dict[tuple, list[list[int]]] = {}  # by the faces as rolled
         self._sorted_sums: dict[tuple, list[list[int]]] = {}
         self._subsets: dict[tuple, list[list[int]]] = {}
+        #: flat code's group_sums with constant bounds: (lo, hi) -> the faces as rolled
+        #: (every die in play) -> the list (see flat_method)
+        self._flat_tables: dict[tuple[int, int], dict[tuple, list[list[int]]]] = {}
         self.secret = bool(self.config.get("secret", False))
         if self.secret and not self.per_player:
             b.error(b.path + ("secret",), "only dice that are `per: player` can be secret: "
@@ -499,8 +503,13 @@ class Dice(Kind):
         # that asks is bounded as one looping over that many
         gen.longest = max(gen.longest, self._table_sizes[n])
         lo, hi = (a.need() for a in args)
-        return gen.value(f"{gen.w.c(self.flat_sums)}(d{i}f, d{i}p, {lo}, {hi})", type_,
-                         size=splits, elem=gen.value(None, type_.elem, size=n))
+        src = f"{gen.w.c(self.flat_sums)}(d{i}f, d{i}p, {lo}, {hi})"
+        bounds = [re.fullmatch(r"\((-?\d+)\)", a) for a in (lo, hi)]
+        if all(bounds):  # constant bounds: the faces as rolled look the answer up at once
+            table = self._flat_tables.setdefault(tuple(int(b.group(1)) for b in bounds), {})
+            src = (f"((False not in d{i}p and {gen.w.c(table)}.get(tuple(d{i}f))) "
+                   f"or {src})")  # a hit is never empty: it holds the way using no die
+        return gen.value(src, type_, size=splits, elem=gen.value(None, type_.elem, size=n))
 
     def flat_sums(self, faces: list[int], in_play: list[bool], lo: int, hi: int
                   ) -> list[list[int]]:
@@ -519,6 +528,11 @@ class Dice(Kind):
             if len(cache) > 10_000:
                 cache.clear()
             cache[key] = hit
+        table = self._flat_tables.get((lo, hi))
+        if table is not None and len(faces) == len(self.names):  # every die in play
+            if len(table) > 10_000:
+                table.clear()
+            table[key[0]] = hit
         return hit
 
     def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,

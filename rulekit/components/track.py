@@ -385,8 +385,12 @@ class Track(Kind):
             steps = args[2]
             w.add(d, f"{old} = {row}[{j}]")
             w.add(d, f"{end} = {c(self.lengths)}[{j}]")
-            w.add(d, f"{new} = {old} + {1 if steps is None else steps.need()}")
-            w.add(d, f"if {new} > {old} and {old} < {end}:")
+            if steps is None:  # one field on: always forwards, so only the end can stop it
+                w.add(d, f"if {old} < {end}:")
+                w.add(d + 1, f"{new} = {old} + 1")
+            else:
+                w.add(d, f"{new} = {old} + {steps.need()}")
+                w.add(d, f"if {new} > {old} and {old} < {end}:")
             w.add(d + 1, f"if {new} >= {end}:")
             self._flat_arrive(gen, j, q, new, end, d + 2)
             w.add(d + 1, f"if {new} > {old}: {row}[{j}] = {new}")
