@@ -5,7 +5,7 @@ once, when the file is loaded, and compiled into a plain closure `fn(st, env)` t
 engine calls while a game runs; nothing is parsed or evaluated from text during play.
 """
 
-from rulekit.expr.compiler import Compiled, compile_bindings, compile_expr
+from rulekit.expr.check import Compiled, compile_bindings, compile_expr
 from rulekit.expr.errors import ExprError
 from rulekit.expr.scope import Global, Scope
 from rulekit.expr.template import compile_template

@@ -8,7 +8,7 @@ from typing import Any
 from rulekit.expr import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import MAX_INT_BITS, MAX_STR
-from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, need_text, reads_of
+from rulekit.expr.check import Compiled, Fn, _guarded, compile_node, need_text, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
