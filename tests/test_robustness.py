@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 import rulekit
+from rulekit.backends import pysource
 from rulekit.check import (
     NEVER_ENDS,
     NO_LEGAL_ACTION,
@@ -27,7 +28,6 @@ from rulekit.check import (
 )
 from rulekit.cli import main
 from rulekit.engine import codegen, flowgen
-from rulekit.expr import pysource
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rulekit.backends import pysource
 from rulekit.engine.steps import (
     Action,
     Decision,
@@ -25,7 +26,7 @@ from rulekit.errors import (
     IllegalActionError,
     PieceError,
 )
-from rulekit.expr import budget, pysource
+from rulekit.expr import budget
 
 if TYPE_CHECKING:
     from rulekit.engine.game import Game

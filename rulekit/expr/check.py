@@ -21,7 +21,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from rulekit.expr import pysource as py
+from rulekit.backends import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import (
     MAX_INT_BITS,
@@ -128,7 +128,7 @@ class _N:
         self.iter_fn: Fn | None = None
         self.chain: tuple[str, Any, tuple[str, ...]] | None = None
         self.vf: tuple[str, Callable[[Any], Any] | None] | None = None
-        self.src: str | None = None  # Python source of the value (see rulekit.expr.pysource)
+        self.src: str | None = None  # Python source of the value (see rulekit.backends.pysource)
         self.iter_src: str | None = None  # cheaper source when only iterated over
         #: the parts of the game (variables, components) the value depends on; None: unknown
         self.reads: frozenset[str] | None = frozenset()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.expr import pysource as py
+from rulekit.backends import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import MAX_INT_BITS, MAX_STR
 from rulekit.expr.check import Compiled, Fn, _guarded, compile_node, need_text, reads_of
