@@ -36,6 +36,7 @@ from rulekit.expr.errors import ExprError
 from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, COMPARE, FUNCTION, SWAPPED
 from rulekit.expr.parser import parse
 from rulekit.expr.scope import Scope
+from rulekit.expr.tree import Fn, Gen, Node, Pos
 from rulekit.expr.types import (
     BOOL,
     INT,
@@ -52,9 +53,6 @@ from rulekit.expr.types import (
     join,
     type_of_value,
 )
-
-Fn = Callable[[Any, dict], Any]
-Pos = tuple[int, int]  # (line, column), both 1-based
 
 # Constant folding must never make loading a game file slow or memory-hungry.
 FOLD_LOOP_LIMIT = 10_000
@@ -82,118 +80,12 @@ class Compiled:
     #: a template written as one concatenation, which cannot fail or charge work: its
     #: literals and (value's source, text function, type) of each value (see labels)
     parts: tuple | None = None
-    #: the checked tree (a _N: `op`, `data`, `kids`, `type`), for backends that lower it
+    #: the checked tree (a Node: `op`, `data`, `kids`, `type`), for backends that lower it
     node: Any = None
 
 
-class _N:
-    """What the compiler knows about one sub-expression.
-
-    `const`: the value is known now (`value`); `local`: the node is just `env[local]`;
-    `dyn`: the value depends on the game state (or must not be computed early);
-    `free`: local names the value depends on; `err`: an error that computing this constant
-    part raised, reported unless the part turns out to be unreachable;
-    `chain`: (kind, root, attribute path) for merging `a.b.c` into one attrgetter;
-    `iter_fn`: a cheaper closure to use when the value is only iterated over;
-    `vf`: (name, f) when the value is just f(value of local `name`) (f None: the value
-    itself), which lets a comprehension over `name` run without an env dict.
-    """
-
-    __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined", "promise",
-                 "guard", "op", "data", "kids")
-
-    def __init__(
-        self,
-        fn: Fn,
-        type_: Type,
-        pos: Pos,
-        *,
-        const: bool = False,
-        value: Any = None,
-        local: str | None = None,
-        dyn: bool = False,
-        free: frozenset[str] = frozenset(),
-        err: ExprError | None = None,
-    ) -> None:
-        self.fn = fn
-        self.type = type_
-        self.pos = pos
-        self.const = const
-        self.value = value
-        self.local = local
-        self.dyn = dyn
-        self.free = free
-        self.err = err
-        self.iter_fn: Fn | None = None
-        self.chain: tuple[str, Any, tuple[str, ...]] | None = None
-        self.vf: tuple[str, Callable[[Any], Any] | None] | None = None
-        self.src: str | None = None  # Python source of the value (see rulekit.backends.pysource)
-        self.iter_src: str | None = None  # cheaper source when only iterated over
-        #: the parts of the game (variables, components) the value depends on; None: unknown
-        self.reads: frozenset[str] | None = frozenset()
-        #: join(SEP, xs) of whole numbers with a constant SEP: (SEP, the node of xs)
-        self.joined: tuple[str, _N] | None = None
-        #: what a method promises of the list it returns: (distinct, numbers), see Method
-        self.promise: tuple[bool, tuple[int, int] | None] = (False, None)
-        #: `xs if c else []` (or `[] if c else xs`): the sources of the test that gives xs
-        #: and of xs, so that a loop over it is a test and a loop over xs
-        self.guard: tuple[str, str] | None = None
-        #: the checked tree, what backends other than the closures lower: the node's
-        #: operation (see `tag`), what it needs besides its operands, and the operands
-        self.op = "const" if const else "?"
-        self.data: Any = value if const else None
-        self.kids: tuple[_N, ...] = ()
-
-    def tag(self, op: str, data: Any = None) -> _N:
-        """Name the operation of a node that is not a constant: `local` (data: its name),
-        `global` (the name and its Global), `attr` (the name), `index`, `method` (the
-        name), `call` (the builtin's name and its _Gen or None), `list`, `comp` (the
-        clauses [(local, list node, [condition nodes])] and the body node), `cond` (a, c,
-        b of `a if c else b`), `and`, `or`, `not`, `neg`, `binop` (the operator: arithmetic,
-        a comparison, `in`)."""
-        if not self.const:
-            self.op = op
-            self.data = data
-        return self
-
-
-class _Gen:
-    """A compiled generator argument / list comprehension.
-
-    `node` evaluates to the list of values; `lazy` (when not None) returns an iterator so
-    that any()/all()/first() can stop early; `count` (when not None) counts the elements
-    without computing them; `fast` says `lazy` is a C-level map/filter pipeline, cheaper
-    than building the list.
-    """
-
-    __slots__ = ("node", "lazy", "count", "fast", "filtered", "clauses", "body_src",
-                 "lazy_src", "loops")
-
-    def __init__(self, node: _N, lazy: Fn | None, count: Fn | None, fast: bool = False) -> None:
-        self.node = node
-        self.lazy = lazy
-        self.count = count
-        self.fast = fast
-        self.filtered = False  # has an `if` clause
-        self.clauses: str | None = None  # source of the `for ... if ...` clauses
-        self.body_src: str | None = None
-        self.lazy_src: str | None = None  # map()/filter() with no Python loop, when possible
-        #: the clauses as source, one (local, list, [conditions]) per `for`
-        self.loops: list[tuple[str, str, list[str]]] | None = None
-
-    @property
-    def gen_src(self) -> str | None:
-        """The generator's source, for builtins that consume it lazily."""
-        if self.lazy_src is not None:
-            return self.lazy_src
-        if self.clauses is None or self.body_src is None:
-            return None
-        return f"({self.body_src} {self.clauses})"
-
-
-def _constant(value: Any, type_: Type, pos: Pos) -> _N:
-    return _N(lambda st, env: value, type_, pos, const=True, value=value)
+def _constant(value: Any, type_: Type, pos: Pos) -> Node:
+    return Node(lambda st, env: value, type_, pos, const=True, value=value)
 
 
 def _describe(ex: BaseException) -> str:
@@ -213,11 +105,11 @@ def _make(
     fn: Fn,
     type_: Type,
     pos: Pos,
-    kids: list[_N],
+    kids: list[Node],
     *,
     dyn: bool = False,
     free: set[str] | frozenset[str] | None = None,
-) -> _N:
+) -> Node:
     """A node computed from `kids` by `fn`; folded to a constant when nothing varies."""
     err = None
     names: set[str] = set(free) if free is not None else set()
@@ -230,25 +122,25 @@ def _make(
             names |= k.free
     fr = frozenset(names)
     if err is not None:
-        return _N(fn, type_, pos, dyn=dyn, free=fr, err=err)
+        return Node(fn, type_, pos, dyn=dyn, free=fr, err=err)
     if not dyn and not fr:
         try:
             with limit(WORK_AT_LOAD, "a constant worked out at load"):
                 value = fn(None, {})
         except TooSlow as ex:  # the load's deadline passed: not the expression's doing
             bad = ExprError(str(ex), column=pos[1], line=pos[0])
-            return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
+            return Node(fn, type_, pos, dyn=dyn, free=fr, err=bad)
         except Exception as ex:  # a constant part that always fails
             bad = ExprError(f"this always fails: {_describe(ex)}", column=pos[1], line=pos[0])
-            return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
+            return Node(fn, type_, pos, dyn=dyn, free=fr, err=bad)
         return _constant(value, type_, pos)
-    node = _N(fn, type_, pos, dyn=dyn, free=fr)
+    node = Node(fn, type_, pos, dyn=dyn, free=fr)
     node.reads = reads_of(kids)
     node.kids = tuple(kids)
     return node
 
 
-def reads_of(nodes: list[_N]) -> frozenset[str] | None:
+def reads_of(nodes: list[Node]) -> frozenset[str] | None:
     """What a value computed from `nodes` depends on: everything they depend on."""
     out: frozenset[str] = frozenset()
     for n in nodes:
@@ -333,13 +225,13 @@ def _chain_fn(kind: str, root: Any, path: tuple[str, ...]) -> Fn:
 
 
 def _apply(
-    func: Callable[..., Any], args: list[_N], type_: Type, pos: Pos, dyn: bool = False
-) -> _N:
+    func: Callable[..., Any], args: list[Node], type_: Type, pos: Pos, dyn: bool = False
+) -> Node:
     """A call of a plain Python function on compiled arguments."""
     return _make(_call_fn(func, args), type_, pos, args, dyn=dyn)
 
 
-def _call_fn(func: Callable[..., Any], args: list[_N]) -> Fn:
+def _call_fn(func: Callable[..., Any], args: list[Node]) -> Fn:
     """The closure for `func(args...)`, picked by the shape of the arguments."""
     n = len(args)
     if n == 1:
@@ -397,10 +289,10 @@ def _comparable(t: Type) -> bool:
 
 
 class _Compiler:
-    """Turns one parse tree into a `_N`; one instance per compiled text."""
+    """Turns one parse tree into a `Node`; one instance per compiled text."""
 
     def __init__(self) -> None:
-        self._dispatch: dict[str, Callable[[Tree, Scope], _N]] = {
+        self._dispatch: dict[str, Callable[[Tree, Scope], Node]] = {
             "int": self._int,
             "float": self._float,
             "string": self._string,
@@ -426,7 +318,7 @@ class _Compiler:
 
     # -- entry -------------------------------------------------------------------------
 
-    def expr(self, tree: Tree, scope: Scope) -> _N:
+    def expr(self, tree: Tree, scope: Scope) -> Node:
         handler = self._dispatch.get(str(tree.data))
         if handler is None:  # pragma: no cover - the grammar and this table go together
             raise self._error(f"unsupported expression ({tree.data})", _pos(tree))
@@ -447,7 +339,7 @@ class _Compiler:
 
     # -- literals ----------------------------------------------------------------------
 
-    def _int(self, tree: Tree, scope: Scope) -> _N:
+    def _int(self, tree: Tree, scope: Scope) -> Node:
         text = str(tree.children[0]).replace("_", "")
         if len(text) > MAX_INT_BITS // 3:  # int() itself refuses 4,300 digits and more
             raise self._error(f"a number of {len(text)} digits: too large", _pos(tree),
@@ -455,13 +347,13 @@ class _Compiler:
                               "digits)")
         return _constant(int(text), INT, _pos(tree))
 
-    def _float(self, tree: Tree, scope: Scope) -> _N:
+    def _float(self, tree: Tree, scope: Scope) -> Node:
         return _constant(float(tree.children[0]), NUM, _pos(tree))
 
-    def _string(self, tree: Tree, scope: Scope) -> _N:
+    def _string(self, tree: Tree, scope: Scope) -> Node:
         return _constant(_decode_string(str(tree.children[0])), STR, _pos(tree))
 
-    def _list(self, tree: Tree, scope: Scope) -> _N:
+    def _list(self, tree: Tree, scope: Scope) -> Node:
         items = [self.expr(c, scope) for c in tree.children]
         elem: Type | None = None
         for it in items:
@@ -500,7 +392,7 @@ class _Compiler:
 
     # -- names -------------------------------------------------------------------------
 
-    def _name(self, tree: Tree, scope: Scope) -> _N:
+    def _name(self, tree: Tree, scope: Scope) -> Node:
         tok = tree.children[0]
         name = str(tok)
         pos = _pos(tok)
@@ -510,7 +402,7 @@ class _Compiler:
             )
         local_t = scope.locals.get(name)
         if local_t is not None:
-            node = _N(lambda st, env: env[name], local_t, pos, local=name,
+            node = Node(lambda st, env: env[name], local_t, pos, local=name,
                       free=frozenset((name,))).tag("local", name)
             node.chain = ("local", name, ())
             node.vf = (name, None)
@@ -520,7 +412,7 @@ class _Compiler:
         glob = scope.globals.get(name)
         if glob is not None:
             get = glob.get
-            node = _N(lambda st, env: get(st), glob.type, pos, dyn=True).tag("global",
+            node = Node(lambda st, env: get(st), glob.type, pos, dyn=True).tag("global",
                                                                              (name, glob))
             node.chain = ("global", get, ())
             if glob.src is not None:
@@ -547,7 +439,7 @@ class _Compiler:
     def _is_params(tree: Tree | Token) -> bool:
         return isinstance(tree, Tree) and tree.data == "name" and tree.children[0] == "params"
 
-    def _param(self, name: str, pos: Pos, start: Pos, scope: Scope) -> _N:
+    def _param(self, name: str, pos: Pos, start: Pos, scope: Scope) -> Node:
         if name not in scope.params:
             raise self._error(
                 f"unknown parameter '{name}'", pos, _suggest(name, list(scope.params))
@@ -557,7 +449,7 @@ class _Compiler:
 
     # -- attributes, indexing ------------------------------------------------------------
 
-    def _attr(self, tree: Tree, scope: Scope) -> _N:
+    def _attr(self, tree: Tree, scope: Scope) -> Node:
         base_t, name_tok = tree.children
         name = str(name_tok)
         if self._is_params(base_t):
@@ -565,7 +457,7 @@ class _Compiler:
         base = self.expr(base_t, scope)
         return self._get_attr(base, name, _pos(name_tok))
 
-    def _get_attr(self, base: _N, name: str, pos: Pos) -> _N:
+    def _get_attr(self, base: Node, name: str, pos: Pos) -> Node:
         t = base.type
         if name.startswith("_"):  # the grammar has no such names; never reach Python's own
             raise self._error(f"no attribute '{name}'", pos)
@@ -607,7 +499,7 @@ class _Compiler:
             node.promise = (name in t.distinct, None)
         return node
 
-    def _index(self, tree: Tree, scope: Scope) -> _N:
+    def _index(self, tree: Tree, scope: Scope) -> Node:
         base_t, key_t = tree.children
         base = self.expr(base_t, scope)
         key = self.expr(key_t, scope)
@@ -647,7 +539,7 @@ class _Compiler:
 
     # -- calls -------------------------------------------------------------------------
 
-    def _call(self, tree: Tree, scope: Scope) -> _N:
+    def _call(self, tree: Tree, scope: Scope) -> Node:
         func_t, *arg_ts = tree.children
         if isinstance(func_t, Tree) and func_t.data == "attr":
             return self._method_call(func_t, arg_ts, scope)
@@ -678,8 +570,8 @@ class _Compiler:
                 raise
         raise self._error("only built-in functions and methods can be called", _pos(func_t))
 
-    def _args(self, arg_ts: list[Tree], scope: Scope) -> tuple[list[_N], _Gen | None]:
-        args: list[_N] = []
+    def _args(self, arg_ts: list[Tree], scope: Scope) -> tuple[list[Node], Gen | None]:
+        args: list[Node] = []
         gen = None
         for i, a in enumerate(arg_ts):
             if a.data == "genexp":
@@ -693,7 +585,7 @@ class _Compiler:
                 args.append(self.expr(a, scope))
         return args, gen
 
-    def _method_call(self, func_t: Tree, arg_ts: list[Tree], scope: Scope) -> _N:
+    def _method_call(self, func_t: Tree, arg_ts: list[Tree], scope: Scope) -> Node:
         base_t, name_tok = func_t.children
         name = str(name_tok)
         pos = _pos(name_tok)
@@ -769,29 +661,29 @@ class _Compiler:
 
     # -- comprehensions ----------------------------------------------------------------
 
-    def _listcomp(self, tree: Tree, scope: Scope) -> _N:
+    def _listcomp(self, tree: Tree, scope: Scope) -> Node:
         return self._comprehension(tree.children[0], tree.children[1], scope, _pos(tree)).node
 
-    def elem_type(self, node: _N) -> Type:
+    def elem_type(self, node: Node) -> Type:
         """The element type when iterating over `node`; only lists can be iterated."""
         t = node.type
         if isinstance(t, ListT):
             return t.elem
         raise self._error(f"cannot loop over {t.name}: a list is needed", node.pos)
 
-    def _need_bool(self, node: _N, what: str) -> None:
+    def _need_bool(self, node: Node, what: str) -> None:
         t = node.type
         if t is not BOOL and t is not NEVER:
             hint = "compare it, like '... > 0'" if is_numeric(t) else None
             raise self._error(f"{what} needs a true/false value, got {t.name}", node.pos, hint)
 
-    def _comprehension(self, body_t: Tree, comp_t: Tree, scope: Scope, pos: Pos) -> _Gen:
-        levels: list[tuple[str, _N, list[_N]]] = []
+    def _comprehension(self, body_t: Tree, comp_t: Tree, scope: Scope, pos: Pos) -> Gen:
+        levels: list[tuple[str, Node, list[Node]]] = []
         pynames: list[str] = []
         inner = scope
         bound: set[str] = set()
         free: set[str] = set()
-        parts: list[_N] = []
+        parts: list[Node] = []
         for clause in comp_t.children:
             if clause.data == "comp_for":
                 _for, name_tok, _in, iter_t = clause.children
@@ -861,7 +753,7 @@ class _Compiler:
             foldable = total <= FOLD_LOOP_LIMIT
         node = _make(values, type_, pos, parts, dyn=not foldable, free=free)
         node.tag("comp", (levels, body))
-        gen = _Gen(node, None, None) if node.const else _Gen(node, lazy, count, fast)
+        gen = Gen(node, None, None) if node.const else Gen(node, lazy, count, fast)
         gen.filtered = any(conds for _n, _it, conds in levels)
         if not node.const:
             gen.loops = _loops_src(levels, pynames)
@@ -878,7 +770,7 @@ class _Compiler:
 
     # -- conditionals and booleans -----------------------------------------------------
 
-    def _cond(self, tree: Tree, scope: Scope) -> _N:
+    def _cond(self, tree: Tree, scope: Scope) -> Node:
         a_t, _if, c_t, _else, b_t = tree.children
         a = self.expr(a_t, scope)
         c = self.expr(c_t, scope)
@@ -914,19 +806,19 @@ class _Compiler:
                 node.promise = (b.promise[0], None)
         return node
 
-    def _or(self, tree: Tree, scope: Scope) -> _N:
+    def _or(self, tree: Tree, scope: Scope) -> Node:
         return self._boolop(tree, scope, is_and=False)
 
-    def _and(self, tree: Tree, scope: Scope) -> _N:
+    def _and(self, tree: Tree, scope: Scope) -> Node:
         return self._boolop(tree, scope, is_and=True)
 
-    def _boolop(self, tree: Tree, scope: Scope, is_and: bool) -> _N:
+    def _boolop(self, tree: Tree, scope: Scope, is_and: bool) -> Node:
         word = "'and'" if is_and else "'or'"
         nodes = [self.expr(c, scope) for c in tree.children if isinstance(c, Tree)]
         for n in nodes:
             self._need_bool(n, word)
         pos = nodes[0].pos
-        kept: list[_N] = []
+        kept: list[Node] = []
         for n in nodes:
             if n.const:
                 if bool(n.value) == is_and:  # `true and x` is x, `false or x` is x
@@ -948,7 +840,7 @@ class _Compiler:
                 n.src for n in kept) + ")"  # type: ignore[misc]
         return node
 
-    def _not(self, tree: Tree, scope: Scope) -> _N:
+    def _not(self, tree: Tree, scope: Scope) -> Node:
         not_tok, operand_t = tree.children
         a = self.expr(operand_t, scope)
         self._need_bool(a, "'not'")
@@ -968,8 +860,8 @@ class _Compiler:
 
     # -- comparisons -------------------------------------------------------------------
 
-    def _comparison(self, tree: Tree, scope: Scope) -> _N:
-        operands: list[_N] = []
+    def _comparison(self, tree: Tree, scope: Scope) -> Node:
+        operands: list[Node] = []
         ops: list[tuple[str, Pos]] = []
         for child in tree.children:
             if child.data == "comp_op":
@@ -1019,7 +911,7 @@ class _Compiler:
             node.src = "(" + " ".join(parts) + ")"  # type: ignore[arg-type]
         return node
 
-    def _check_compare(self, op: str, left: _N, right: _N, pos: Pos) -> None:
+    def _check_compare(self, op: str, left: Node, right: Node, pos: Pos) -> None:
         lt, rt = left.type, right.type
         if op in ("==", "!="):
             return
@@ -1057,7 +949,7 @@ class _Compiler:
 
     # -- arithmetic --------------------------------------------------------------------
 
-    def _arith_chain(self, tree: Tree, scope: Scope) -> _N:
+    def _arith_chain(self, tree: Tree, scope: Scope) -> Node:
         children = tree.children
         node = self.expr(children[0], scope)
         for i in range(1, len(children), 2):
@@ -1066,7 +958,7 @@ class _Compiler:
             node = self._arith(str(op_tok), _pos(op_tok), node, right)
         return node
 
-    def _arith(self, op: str, pos: Pos, left: _N, right: _N) -> _N:
+    def _arith(self, op: str, pos: Pos, left: Node, right: Node) -> Node:
         type_ = self._arith_type(op, left, right, pos)
         if op == "**" and left.const and right.const:
             base, exp = left.value, right.value
@@ -1080,7 +972,7 @@ class _Compiler:
                 raise self._error("this number is too large", pos)
         return _binary_node(op, left, right, type_, left.pos)
 
-    def _arith_type(self, op: str, left: _N, right: _N, pos: Pos) -> Type:
+    def _arith_type(self, op: str, left: Node, right: Node, pos: Pos) -> Type:
         lt, rt = left.type, right.type
         if lt is NEVER:  # an element of an empty list: never computed, typed like the other
             lt = rt
@@ -1115,7 +1007,7 @@ class _Compiler:
                 return INT
         return NUM
 
-    def _unary(self, tree: Tree, scope: Scope) -> _N:
+    def _unary(self, tree: Tree, scope: Scope) -> Node:
         op_tok, operand_t = tree.children
         a = self.expr(operand_t, scope)
         op = str(op_tok)
@@ -1157,7 +1049,7 @@ def _clauses_src(loops: list[tuple[str, str, list[str]]] | None) -> str | None:
                     for (pv, _i, conds), items in zip(loops, charged_items))
 
 
-def _loops_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]
+def _loops_src(levels: list[tuple[str, Node, list[Node]]], pynames: list[str]
                ) -> list[tuple[str, str, list[str]]] | None:
     """A comprehension's clauses as source: one (local, the list it runs over, which is
     charged by its length, [conditions]) per `for` clause."""
@@ -1174,7 +1066,7 @@ _PYNAME = re.compile(r"\bv\d+\b")
 _BOUND = re.compile(r"\bfor (v\d+) in\b")
 
 
-def _scan_loop(name: str, gen: _Gen) -> str | None:
+def _scan_loop(name: str, gen: Gen) -> str | None:
     """any(), all(), a count or a sum of whole numbers over a generator as a call of a
     function of its own, whose loops are Python loops: the same elements read, charged and
     tested, in the same order (any and all to the first element that decides), without a
@@ -1215,11 +1107,11 @@ def _sized_fn(fn: Fn, depth: int) -> Fn:
     return lambda st, env: sized(fn(st, env), depth)
 
 
-def _empty_list(node: _N) -> bool:
+def _empty_list(node: Node) -> bool:
     return node.const and node.value.__class__ is list and not node.value
 
 
-def _binary_node(op: str, left: _N, right: _N, type_: Type, pos: Pos) -> _N:
+def _binary_node(op: str, left: Node, right: Node, type_: Type, pos: Pos) -> Node:
     checked = _checked_op(op, left, right, type_)
     if checked is not None:  # the cost or size of the result grows with the operands
         node = _make(_call_fn(checked, [left, right]), type_, pos, [left, right]).tag("binop", op)
@@ -1241,7 +1133,7 @@ _SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any], Any] | None:
+def _checked_op(op: str, left: Node, right: Node, type_: Type) -> Callable[[Any, Any], Any] | None:
     """The budget-keeping function for `+` on strings or lists, and for comparisons and `in`
     whose cost grows with texts or lists (chosen by the operands' types: numbers compare
     at no extra charge)."""
@@ -1279,7 +1171,7 @@ def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any
 SHORT_TEXT = 64
 
 
-def _short_const(node: _N) -> bool:
+def _short_const(node: Node) -> bool:
     """A constant that bounds what a comparison with it may read (a short text or list)."""
     if not node.const:
         return False
@@ -1302,7 +1194,7 @@ def _list_depth(t: Type) -> int:
     return depth
 
 
-def _binary_fn(op: str, left: _N, right: _N) -> Fn:
+def _binary_fn(op: str, left: Node, right: Node) -> Fn:
     """The closure for `left op right`, picked by operand shape."""
     ff, fc, cf, lc, ll, gc, gg = BINARY[op]
     if left.local is not None:
@@ -1331,7 +1223,7 @@ def _compose(f: Callable[[Any], Any], g: Callable[[Any], Any]) -> Callable[[Any]
     return lambda v: f(g(v))
 
 
-def _binary_vf(op: str, left: _N, right: _N) -> tuple[str, Callable[[Any], Any]] | None:
+def _binary_vf(op: str, left: Node, right: Node) -> tuple[str, Callable[[Any], Any]] | None:
     """`left op right` as a function of one local, when that is all it depends on."""
     func = FUNCTION[op]
     if left.vf is not None and right.const:
@@ -1358,7 +1250,7 @@ def _binary_vf(op: str, left: _N, right: _N) -> tuple[str, Callable[[Any], Any]]
     return None
 
 
-def _boolop_vf(nodes: list[_N], is_and: bool) -> tuple[str, Callable[[Any], Any]] | None:
+def _boolop_vf(nodes: list[Node], is_and: bool) -> tuple[str, Callable[[Any], Any]] | None:
     """`a and b` / `a or b` as a function of one local, when that is all it depends on."""
     vfs = [n.vf for n in nodes]
     names = {vf[0] for vf in vfs if vf is not None}
@@ -1392,7 +1284,7 @@ _NO_FILTER: Any = object()
 
 
 def _loop_var_plan(
-    name: str, body: _N, conds: list[_N]
+    name: str, body: Node, conds: list[Node]
 ) -> tuple[Callable[[Any], Any] | None, Any] | None:
     """(body function, filter function) when the body and conditions depend on nothing
     but the loop variable; then the loop can be map()/filter() with no env dict.
@@ -1426,7 +1318,7 @@ def _builtin_only(body_f: Callable[[Any], Any] | None, keep: Any) -> bool:
     return not any(isinstance(f, types.FunctionType) for f in (body_f, keep))
 
 
-def _fast_src(items: str | None, body: _N, body_f: Callable[[Any], Any] | None,
+def _fast_src(items: str | None, body: Node, body_f: Callable[[Any], Any] | None,
               keep: Any) -> str | None:
     """The source of `_fast_single`'s lazy pipeline: map() and filter() over the charged
     items with the same C-level functions as constants, no Python-level loop."""
@@ -1441,7 +1333,7 @@ def _fast_src(items: str | None, body: _N, body_f: Callable[[Any], Any] | None,
 
 
 def _fast_single(
-    itf: Fn, body: _N, body_f: Callable[[Any], Any] | None, keep: Any
+    itf: Fn, body: Node, body_f: Callable[[Any], Any] | None, keep: Any
 ) -> tuple[Fn, Fn, Fn]:
     """values/lazy/count closures for a one-variable loop built from map() and filter()."""
     if keep is _NO_FILTER:
@@ -1470,7 +1362,7 @@ def _fast_single(
     return values, lazy, count
 
 
-def _single_values(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
+def _single_values(name: str, itf: Fn, cond: Fn | None, body: Node) -> Fn:
     if body.local == name:
         if cond is None:
             return lambda st, env: list(itf(st, env))
@@ -1506,7 +1398,7 @@ def _single_values(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
     return values
 
 
-def _single_lazy(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
+def _single_lazy(name: str, itf: Fn, cond: Fn | None, body: Node) -> Fn:
     bf = body.fn
     if cond is None:
 
@@ -1538,7 +1430,7 @@ def _single_count(name: str, itf: Fn, cond: Fn | None) -> Fn:
     return count
 
 
-def _nested_values(levels: list[tuple[str, Fn, Fn | None]], body: _N) -> Fn:
+def _nested_values(levels: list[tuple[str, Fn, Fn | None]], body: Node) -> Fn:
     bf = body.fn
 
     def leaf(st: Any, e: dict, out: list) -> None:
@@ -1578,7 +1470,7 @@ def _values_level(
     return step_if
 
 
-def _nested_lazy(levels: list[tuple[str, Fn, Fn | None]], body: _N) -> Fn:
+def _nested_lazy(levels: list[tuple[str, Fn, Fn | None]], body: Node) -> Fn:
     bf = body.fn
 
     def leaf(st: Any, e: dict) -> Iterator:
@@ -1615,10 +1507,10 @@ def _lazy_level(
 # -- built-in functions ----------------------------------------------------------------
 # Each handler checks arity and argument types, then builds the call closure.
 
-_Handler = Callable[[_Compiler, str, Pos, list[_N], _Gen | None], _N]
+_Handler = Callable[[_Compiler, str, Pos, list[Node], Gen | None], Node]
 
 
-def _arity(c: _Compiler, name: str, pos: Pos, args: list[_N], lo: int, hi: int) -> None:
+def _arity(c: _Compiler, name: str, pos: Pos, args: list[Node], lo: int, hi: int) -> None:
     n = len(args)
     if lo <= n <= hi:
         return
@@ -1629,8 +1521,8 @@ def _arity(c: _Compiler, name: str, pos: Pos, args: list[_N], lo: int, hi: int) 
     raise c._error(f"{name}() takes {want}, got {n}", pos)
 
 
-def _over(func: Callable[[Any], Any], args: list[_N], gen: _Gen | None, type_: Type,
-          pos: Pos) -> _N:
+def _over(func: Callable[[Any], Any], args: list[Node], gen: Gen | None, type_: Type,
+          pos: Pos) -> Node:
     """func(xs) for a one-argument builtin; streams a fast generator instead of a list."""
     if gen is not None and gen.fast and gen.lazy is not None:
         lazy = gen.lazy
@@ -1643,7 +1535,7 @@ def _scanning(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda xs: func(charged(xs))
 
 
-def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
+def _list_arg(c: _Compiler, name: str, arg: Node, what: str = "a list") -> Type:
     """Element type of a list argument."""
     t = arg.type
     if isinstance(t, ListT):
@@ -1651,7 +1543,7 @@ def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
     raise c._error(f"{name}() needs {what}, got {t.name}", arg.pos)
 
 
-def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     elem = _list_arg(c, name, args[0], "a list of numbers")
     if elem is INT or elem is NUM or elem is NEVER:
@@ -1663,7 +1555,7 @@ def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     return _over(sum, args, gen, result, pos)
 
 
-def _b_count(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_count(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg)
@@ -1680,7 +1572,7 @@ def _b_count(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None
     return _apply(runtime.length, args, INT, pos)
 
 
-def _b_len(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_len(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     t = arg.type
@@ -1692,7 +1584,7 @@ def _b_len(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     return _apply(len, args, INT, pos)
 
 
-def _b_range(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_range(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 3)
     for a in args:
         if not fits(a.type, INT):
@@ -1714,7 +1606,7 @@ def _b_range(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None
     return node
 
 
-def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     func = min if name == "min" else max
     if not args:
         raise c._error(f"{name}() needs a list or at least 2 values", pos)
@@ -1739,7 +1631,7 @@ def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     return _apply(func, args, result, pos)
 
 
-def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg, "a list of true/false values")
@@ -1753,7 +1645,7 @@ def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     return _apply(_scanning(func), args, BOOL, pos)
 
 
-def _stopping(fn: Fn, type_: Type, pos: Pos, arg: _N) -> _N:
+def _stopping(fn: Fn, type_: Type, pos: Pos, arg: Node) -> Node:
     """`fn` of a generator that stops at the element that decides (any, all, first).
     A constant generator whose whole list fails (a later element divides by zero) is
     folded as `fn` runs at play: only the elements it reads count."""
@@ -1763,11 +1655,11 @@ def _stopping(fn: Fn, type_: Type, pos: Pos, arg: _N) -> _N:
         with limit(WORK_AT_LOAD, "a constant worked out at load"):
             value = fn(None, {})
     except Exception:  # an element it reads fails too
-        return _N(fn, type_, pos, err=arg.err)
+        return Node(fn, type_, pos, err=arg.err)
     return _constant(value, type_, pos)
 
 
-def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg)
@@ -1779,8 +1671,8 @@ def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     return _over(sorted, args, gen, ListT(elem), pos)
 
 
-def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[_N], type_: Type,
-               pos: Pos) -> _N:
+def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[Node], type_: Type,
+               pos: Pos) -> Node:
     """func(texts) charged by the characters its comparisons may read (runtime.text_scan)."""
     scan = runtime.text_scan(func, sorting)
     node = _apply(scan, args, type_, pos)
@@ -1789,13 +1681,13 @@ def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[_N], type_:
     return node
 
 
-def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     elem = _list_arg(c, name, args[0])
     return _apply(_scanning(runtime.reversed_list), args, ListT(elem), pos)
 
 
-def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     t = args[0].type
     if not is_numeric(t):
@@ -1803,7 +1695,7 @@ def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     return _apply(abs, args, t, pos)
 
 
-def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     t = args[0].type
     if not is_numeric(t):
@@ -1811,7 +1703,7 @@ def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | 
     return _apply(math.floor if name == "floor" else math.ceil, args, INT, pos)
 
 
-def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_join(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 2, 2)
     sep, xs = args
     if not fits(sep.type, STR):
@@ -1825,7 +1717,7 @@ def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None)
     return node
 
 
-def _joiner(xs: _N) -> Callable[[str, Any], str]:
+def _joiner(xs: Node) -> Callable[[str, Any], str]:
     """join() for the list's element type: strings and ints need no rendering of their own."""
     elem = xs.type.elem if isinstance(xs.type, ListT) else None
     if elem is STR:
@@ -1835,7 +1727,7 @@ def _joiner(xs: _N) -> Callable[[str, Any], str]:
     return runtime.join
 
 
-def _b_str(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_str(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     if args[0].type is STR:
         return args[0]
@@ -1855,7 +1747,7 @@ def need_text(t: Type, pos: Pos, where: str) -> None:
                              f"({', '.join(sorted(t.attrs)[:4]) or 'none'})")
 
 
-def _b_first(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_first(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg)
@@ -1876,7 +1768,7 @@ _PLAIN: dict[str, Callable[..., Any]] = {
 }
 
 
-def _builtin_src(name: str, args: list[_N], gen: _Gen | None) -> str | None:
+def _builtin_src(name: str, args: list[Node], gen: Gen | None) -> str | None:
     """A built-in call as source: a generator argument is consumed lazily, and a list
     argument that is read whole is charged by its length, as the closures do."""
     srcs = [a.src for a in args]
@@ -1952,7 +1844,7 @@ USAGE = {
 # -- public entry points ---------------------------------------------------------------
 
 
-def compile_node(text: str, scope: Scope, consts: dict[str, Any]) -> _N:
+def compile_node(text: str, scope: Scope, consts: dict[str, Any]) -> Node:
     """Parse and compile `text`; the constants its source names are added to `consts`."""
     tree = parse(text)
     with py.collecting(consts):
@@ -2003,7 +1895,7 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
     return _guarded(run)
 
 
-def _result_fn(node: _N) -> Fn:
+def _result_fn(node: Node) -> Fn:
     if node.const and isinstance(node.value, list):
         # A folded list is shared; hand out copies so callers may keep or change them.
         value = node.value
@@ -2057,7 +1949,7 @@ def compile_bindings(
         iterate.srcs = tuple(srcs)  # type: ignore[attr-defined]
         # what each clause's list is promised to be (see Method)
         iterate.promises = tuple(promises)  # type: ignore[attr-defined]
-        # clauses over `xs if c else []`: (c, xs) as source (see _N.guard)
+        # clauses over `xs if c else []`: (c, xs) as source (see Node.guard)
         iterate.guards = tuple(guards)  # type: ignore[attr-defined]
         iterate.consts = consts  # type: ignore[attr-defined]
         iterate.reads = reads  # type: ignore[attr-defined]

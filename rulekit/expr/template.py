@@ -8,10 +8,11 @@ from typing import Any
 from rulekit.backends import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import MAX_INT_BITS, MAX_STR
-from rulekit.expr.check import Compiled, Fn, _guarded, compile_node, need_text, reads_of
+from rulekit.expr.check import Compiled, _guarded, compile_node, need_text, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
+from rulekit.expr.tree import Fn
 from rulekit.expr.types import BOOL, INT, STR, ObjT, Type
 
 #: the longest a whole number or a truth value is written
