@@ -16,11 +16,11 @@ import re
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from lark import Token, Tree
 
+from rulekit.backends import closures as cl
 from rulekit.backends import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import (
@@ -33,7 +33,7 @@ from rulekit.expr.budget import (
     metered,
 )
 from rulekit.expr.errors import ExprError
-from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, COMPARE, FUNCTION, SWAPPED
+from rulekit.expr.ops import COMPARE
 from rulekit.expr.parser import parse
 from rulekit.expr.scope import Scope
 from rulekit.expr.tree import Fn, Gen, Node, Pos
@@ -57,7 +57,6 @@ from rulekit.expr.types import (
 # Constant folding must never make loading a game file slow or memory-hungry.
 FOLD_LOOP_LIMIT = 10_000
 FOLD_MAX_BITS = 100_000
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,97 +168,11 @@ def _suggest(name: str, candidates: list[str]) -> str | None:
     return f"known here: {', '.join(known[:12])}{more}"
 
 
-def _to_bool(f: Fn) -> Fn:
-    return lambda st, env: bool(f(st, env))
-
-
-def _all_of(fns: list[Fn]) -> Fn:
-    """`f1 and f2 and ...` as one closure."""
-    if len(fns) == 1:
-        return fns[0]
-    if len(fns) == 2:
-        a, b = fns
-        return lambda st, env: a(st, env) and b(st, env)
-    if len(fns) == 3:
-        a, b, c = fns
-        return lambda st, env: a(st, env) and b(st, env) and c(st, env)
-    tup = tuple(fns)
-
-    def all_of(st: Any, env: dict) -> bool:
-        for f in tup:
-            if not f(st, env):
-                return False
-        return True
-
-    return all_of
-
-
-def _any_of(fns: list[Fn]) -> Fn:
-    """`f1 or f2 or ...` as one closure."""
-    if len(fns) == 1:
-        return fns[0]
-    if len(fns) == 2:
-        a, b = fns
-        return lambda st, env: a(st, env) or b(st, env)
-    if len(fns) == 3:
-        a, b, c = fns
-        return lambda st, env: a(st, env) or b(st, env) or c(st, env)
-    tup = tuple(fns)
-
-    def any_of(st: Any, env: dict) -> bool:
-        for f in tup:
-            if f(st, env):
-                return True
-        return False
-
-    return any_of
-
-
-def _chain_fn(kind: str, root: Any, path: tuple[str, ...]) -> Fn:
-    get = operator.attrgetter(".".join(path))
-    if kind == "local":
-        return lambda st, env: get(env[root])
-    if kind == "global":
-        return lambda st, env: get(root(st))
-    return lambda st, env: get(root(st, env))
-
-
 def _apply(
     func: Callable[..., Any], args: list[Node], type_: Type, pos: Pos, dyn: bool = False
 ) -> Node:
     """A call of a plain Python function on compiled arguments."""
-    return _make(_call_fn(func, args), type_, pos, args, dyn=dyn)
-
-
-def _call_fn(func: Callable[..., Any], args: list[Node]) -> Fn:
-    """The closure for `func(args...)`, picked by the shape of the arguments."""
-    n = len(args)
-    if n == 1:
-        a = args[0]
-        if a.local is not None:
-            name = a.local
-            fn: Fn = lambda st, env: func(env[name])  # noqa: E731
-        else:
-            fa = a.fn
-            fn = lambda st, env: func(fa(st, env))  # noqa: E731
-    elif n == 2:
-        a, b = args
-        fa, fb = a.fn, b.fn
-        if b.const:
-            cb = b.value
-            fn = lambda st, env: func(fa(st, env), cb)  # noqa: E731
-        elif a.const:
-            ca = a.value
-            fn = lambda st, env: func(ca, fb(st, env))  # noqa: E731
-        else:
-            fn = lambda st, env: func(fa(st, env), fb(st, env))  # noqa: E731
-    elif n == 3:
-        fa, fb, fc = (x.fn for x in args)
-        fn = lambda st, env: func(fa(st, env), fb(st, env), fc(st, env))  # noqa: E731
-    else:
-        fns = tuple(x.fn for x in args)
-        fn = lambda st, env: func(*[f(st, env) for f in fns])  # noqa: E731
-    return fn
+    return _make(cl.call_fn(func, args), type_, pos, args, dyn=dyn)
 
 
 def _decode_string(raw: str) -> str:
@@ -381,7 +294,7 @@ class _Compiler:
             fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
         depth = _list_depth(type_)
         if depth:  # `[a, a]` of lists: what it holds is counted with multiplicity
-            fn = _sized_fn(fn, depth)
+            fn = cl.sized_fn(fn, depth)
         node = _make(fn, type_, _pos(tree), items).tag("list")
         node.promise = (len(items) <= 1, None)  # one element or none: no two equal
         if all(it.src is not None for it in items):
@@ -480,7 +393,7 @@ class _Compiler:
         else:
             kind, root, path = "expr", base.fn, ()
         path = path + (name,)
-        node = _make(_chain_fn(kind, root, path), attr_t, base.pos, [base]).tag("attr", name)
+        node = _make(cl.chain_fn(kind, root, path), attr_t, base.pos, [base]).tag("attr", name)
         if not node.const:
             node.chain = (kind, root, path)
             if kind == "local":
@@ -714,7 +627,7 @@ class _Compiler:
         built = []
         for name, it, conds in levels:
             kept = [c for c in conds if not (c.const and c.value)]
-            cond_fn = _all_of([c.fn for c in kept]) if kept else None
+            cond_fn = cl.all_of([c.fn for c in kept]) if kept else None
             built.append((name, metered(it.iter_fn or it.fn), cond_fn))
 
         fast = False
@@ -722,25 +635,25 @@ class _Compiler:
         if len(built) == 1:
             name, itf, cond_fn = built[0]
             kept = [c for c in levels[0][2] if not (c.const and c.value)]
-            plan = _loop_var_plan(name, body, kept)
+            plan = cl.loop_var_plan(name, body, kept)
             if plan is not None:
                 fast = True
-                values, lazy, count = _fast_single(itf, body, *plan)
+                values, lazy, count = cl.fast_single(itf, body, *plan)
                 it = levels[0][1]
                 if _builtin_only(*plan):
                     fast_src = _fast_src(it.iter_src or it.src, body, *plan)
             else:
-                values = _single_values(name, itf, cond_fn, body)
-                lazy = _single_lazy(name, itf, cond_fn, body)
-                count = _single_count(name, itf, cond_fn)
+                values = cl.single_values(name, itf, cond_fn, body)
+                lazy = cl.single_lazy(name, itf, cond_fn, body)
+                count = cl.single_count(name, itf, cond_fn)
         else:
-            values = _nested_values(built, body)
-            lazy = _nested_lazy(built, body)
+            values = cl.nested_values(built, body)
+            lazy = cl.nested_lazy(built, body)
             count = None
 
         depth = _list_depth(type_)
         if depth:  # lists of lists: what they hold is counted with multiplicity
-            values = _sized_fn(values, depth)
+            values = cl.sized_fn(values, depth)
         dyn = any(p.dyn for p in parts)
         foldable = not dyn and not free and all(it.const for _n, it, _c in levels)
         if foldable:
@@ -830,11 +743,11 @@ class _Compiler:
             kept.append(n)
         if not kept:
             return _constant(is_and, BOOL, pos)
-        fns = [n.fn if n.type is BOOL else _to_bool(n.fn) for n in kept]
-        fn = _all_of(fns) if is_and else _any_of(fns)
+        fns = [n.fn if n.type is BOOL else cl.to_bool(n.fn) for n in kept]
+        fn = cl.all_of(fns) if is_and else cl.any_of(fns)
         node = _make(fn, BOOL, pos, kept).tag("and" if is_and else "or")
         if not node.const and node.err is None:
-            node.vf = _boolop_vf(kept, is_and)
+            node.vf = cl.boolop_vf(kept, is_and)
         if all(n.src is not None for n in kept):
             node.src = "(" + (" and " if is_and else " or ").join(
                 n.src for n in kept) + ")"  # type: ignore[misc]
@@ -853,7 +766,7 @@ class _Compiler:
         node = _make(fn, BOOL, _pos(not_tok), [a]).tag("not")
         if not node.const and a.vf is not None:
             name, g = a.vf
-            node.vf = (name, operator.not_ if g is None else _compose(operator.not_, g))
+            node.vf = (name, operator.not_ if g is None else cl.compose(operator.not_, g))
         if a.src is not None:
             node.src = f"(not {a.src})"
         return node
@@ -1101,12 +1014,6 @@ def _scan_loop(name: str, gen: Gen) -> str | None:
     return None if scan is None else py.call(scan, "st", *free)
 
 
-def _sized_fn(fn: Fn, depth: int) -> Fn:
-    """`fn`, whose lists of lists are refused when they hold too much (runtime.sized)."""
-    sized = runtime.sized
-    return lambda st, env: sized(fn(st, env), depth)
-
-
 def _empty_list(node: Node) -> bool:
     return node.const and node.value.__class__ is list and not node.value
 
@@ -1114,12 +1021,12 @@ def _empty_list(node: Node) -> bool:
 def _binary_node(op: str, left: Node, right: Node, type_: Type, pos: Pos) -> Node:
     checked = _checked_op(op, left, right, type_)
     if checked is not None:  # the cost or size of the result grows with the operands
-        node = _make(_call_fn(checked, [left, right]), type_, pos, [left, right]).tag("binop", op)
+        node = _make(cl.call_fn(checked, [left, right]), type_, pos, [left, right]).tag("binop", op)
         node.src = py.call(checked, left.src, right.src)
         return node
-    node = _make(_binary_fn(op, left, right), type_, pos, [left, right]).tag("binop", op)
+    node = _make(cl.binary_fn(op, left, right), type_, pos, [left, right]).tag("binop", op)
     if not node.const and node.err is None:
-        node.vf = _binary_vf(op, left, right)
+        node.vf = cl.binary_vf(op, left, right)
     if left.src is not None and right.src is not None:
         func = _SRC_FUNCTION.get(op)
         node.src = (py.call(func, left.src, right.src) if func is not None
@@ -1194,121 +1101,8 @@ def _list_depth(t: Type) -> int:
     return depth
 
 
-def _binary_fn(op: str, left: Node, right: Node) -> Fn:
-    """The closure for `left op right`, picked by operand shape."""
-    ff, fc, cf, lc, ll, gc, gg = BINARY[op]
-    if left.local is not None:
-        if right.const:
-            return lc(left.local, right.value)
-        if right.local is not None:
-            return ll(left.local, right.local)
-    if right.const:
-        chain = left.chain
-        if chain is not None and chain[2] and chain[0] in ("local", "global"):
-            getter = operator.attrgetter(".".join(chain[2]))
-            if chain[0] == "local":
-                return gc(getter, chain[1], right.value)
-            return gg(getter, chain[1], right.value)
-        return fc(left.fn, right.value)
-    if left.const:
-        return cf(left.value, right.fn)
-    return ff(left.fn, right.fn)
-
-
-def _identity(v: Any) -> Any:
-    return v
-
-
-def _compose(f: Callable[[Any], Any], g: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda v: f(g(v))
-
-
-def _binary_vf(op: str, left: Node, right: Node) -> tuple[str, Callable[[Any], Any]] | None:
-    """`left op right` as a function of one local, when that is all it depends on."""
-    func = FUNCTION[op]
-    if left.vf is not None and right.const:
-        name, g = left.vf
-        c = right.value
-        if g is None:
-            if op in SWAPPED:
-                return name, partial(SWAPPED[op], c)
-            if op in COMMUTATIVE_FOR_NUMBERS and is_numeric(left.type):
-                return name, partial(COMMUTATIVE_FOR_NUMBERS[op], c)
-            return name, lambda v: func(v, c)
-        return name, lambda v: func(g(v), c)
-    if right.vf is not None and left.const:
-        name, g = right.vf
-        c = left.value
-        if g is None:
-            return name, partial(func, c)
-        return name, lambda v: func(c, g(v))
-    if left.vf is not None and right.vf is not None and left.vf[0] == right.vf[0]:
-        name = left.vf[0]
-        g1 = left.vf[1] or _identity
-        g2 = right.vf[1] or _identity
-        return name, lambda v: func(g1(v), g2(v))
-    return None
-
-
-def _boolop_vf(nodes: list[Node], is_and: bool) -> tuple[str, Callable[[Any], Any]] | None:
-    """`a and b` / `a or b` as a function of one local, when that is all it depends on."""
-    vfs = [n.vf for n in nodes]
-    names = {vf[0] for vf in vfs if vf is not None}
-    if None in vfs or len(names) != 1:
-        return None
-    name = names.pop()
-    fs = [(vf[1] if vf is not None else None) or _identity for vf in vfs]
-    if any(n.type is not BOOL for n in nodes):
-        fs = [_compose(bool, f) for f in fs]
-    if len(fs) == 2:
-        f1, f2 = fs
-        if is_and:
-            return name, lambda v: f1(v) and f2(v)
-        return name, lambda v: f1(v) or f2(v)
-    tup = tuple(fs)
-    if is_and:
-        return name, lambda v: all(f(v) for f in tup)
-    return name, lambda v: any(f(v) for f in tup)
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-# -- comprehension closures ------------------------------------------------------------
-# `for e[name] in ...` assigns the loop variable straight into the comprehension's own
-# copy of env, so the body and conditions read it like any other local.
-
-
-_NO_FILTER: Any = object()
-
-
-def _loop_var_plan(
-    name: str, body: Node, conds: list[Node]
-) -> tuple[Callable[[Any], Any] | None, Any] | None:
-    """(body function, filter function) when the body and conditions depend on nothing
-    but the loop variable; then the loop can be map()/filter() with no env dict.
-
-    The body function is None for the loop variable itself (or a constant body); the filter
-    is _NO_FILTER without conditions, None to keep truthy elements (`if x`).
-    """
-    if body.const:
-        body_f = None
-    elif body.vf is not None and body.vf[0] == name:
-        body_f = body.vf[1]
-    else:
-        return None
-    fs: list[Callable[[Any], Any] | None] = []
-    for c in conds:
-        if c.vf is None or c.vf[0] != name:
-            return None
-        fs.append(c.vf[1])
-    if not fs:
-        return body_f, _NO_FILTER
-    if len(fs) == 1:
-        return body_f, fs[0]
-    parts = tuple(f or _identity for f in fs)
-    return body_f, lambda v: all(f(v) for f in parts)
 
 
 def _builtin_only(body_f: Callable[[Any], Any] | None, keep: Any) -> bool:
@@ -1320,188 +1114,16 @@ def _builtin_only(body_f: Callable[[Any], Any] | None, keep: Any) -> bool:
 
 def _fast_src(items: str | None, body: Node, body_f: Callable[[Any], Any] | None,
               keep: Any) -> str | None:
-    """The source of `_fast_single`'s lazy pipeline: map() and filter() over the charged
+    """The source of `cl.fast_single`'s lazy pipeline: map() and filter() over the charged
     items with the same C-level functions as constants, no Python-level loop."""
     if items is None or body.const:
         return None
     seq = py.call(charged, items)
-    if keep is not _NO_FILTER:
+    if keep is not cl.NO_FILTER:
         seq = py.call(filter, py.const(keep), seq)
     if body_f is not None:
         seq = py.call(map, py.const(body_f), seq)
     return seq
-
-
-def _fast_single(
-    itf: Fn, body: Node, body_f: Callable[[Any], Any] | None, keep: Any
-) -> tuple[Fn, Fn, Fn]:
-    """values/lazy/count closures for a one-variable loop built from map() and filter()."""
-    if keep is _NO_FILTER:
-        source: Fn = itf
-        count: Fn = lambda st, env: runtime.length(itf(st, env))  # noqa: E731
-    else:
-        source = lambda st, env: filter(keep, itf(st, env))  # noqa: E731
-        count = lambda st, env: len(list(filter(keep, itf(st, env))))  # noqa: E731
-    if body.const:
-        bv = body.value
-        values: Fn = lambda st, env: [bv for _ in source(st, env)]  # noqa: E731
-        lazy: Fn = lambda st, env: (bv for _ in source(st, env))  # noqa: E731
-    elif body_f is None:
-        if keep is _NO_FILTER:
-            values = lambda st, env: list(itf(st, env))  # noqa: E731
-            lazy = lambda st, env: iter(itf(st, env))  # noqa: E731
-        else:
-            values = lambda st, env: list(filter(keep, itf(st, env)))  # noqa: E731
-            lazy = source
-    elif keep is _NO_FILTER:
-        values = lambda st, env: list(map(body_f, itf(st, env)))  # noqa: E731
-        lazy = lambda st, env: map(body_f, itf(st, env))  # noqa: E731
-    else:
-        values = lambda st, env: list(map(body_f, filter(keep, itf(st, env))))  # noqa: E731
-        lazy = lambda st, env: map(body_f, filter(keep, itf(st, env)))  # noqa: E731
-    return values, lazy, count
-
-
-def _single_values(name: str, itf: Fn, cond: Fn | None, body: Node) -> Fn:
-    if body.local == name:
-        if cond is None:
-            return lambda st, env: list(itf(st, env))
-
-        def values(st: Any, env: dict) -> list:
-            e = env.copy()
-            return [e[name] for e[name] in itf(st, env) if cond(st, e)]
-
-        return values
-    if body.const:
-        bv = body.value
-        if cond is None:
-            return lambda st, env: [bv for _ in itf(st, env)]
-
-        def values(st: Any, env: dict) -> list:
-            e = env.copy()
-            return [bv for e[name] in itf(st, env) if cond(st, e)]
-
-        return values
-    bf = body.fn
-    if cond is None:
-
-        def values(st: Any, env: dict) -> list:
-            e = env.copy()
-            return [bf(st, e) for e[name] in itf(st, env)]
-
-        return values
-
-    def values(st: Any, env: dict) -> list:
-        e = env.copy()
-        return [bf(st, e) for e[name] in itf(st, env) if cond(st, e)]
-
-    return values
-
-
-def _single_lazy(name: str, itf: Fn, cond: Fn | None, body: Node) -> Fn:
-    bf = body.fn
-    if cond is None:
-
-        def lazy(st: Any, env: dict) -> Iterator:
-            e = env.copy()
-            return (bf(st, e) for e[name] in itf(st, env))
-
-        return lazy
-
-    def lazy(st: Any, env: dict) -> Iterator:
-        e = env.copy()
-        return (bf(st, e) for e[name] in itf(st, env) if cond(st, e))
-
-    return lazy
-
-
-def _single_count(name: str, itf: Fn, cond: Fn | None) -> Fn:
-    if cond is None:
-        return lambda st, env: runtime.length(itf(st, env))
-
-    def count(st: Any, env: dict) -> int:
-        e = env.copy()
-        n = 0
-        for e[name] in itf(st, env):
-            if cond(st, e):
-                n += 1
-        return n
-
-    return count
-
-
-def _nested_values(levels: list[tuple[str, Fn, Fn | None]], body: Node) -> Fn:
-    bf = body.fn
-
-    def leaf(st: Any, e: dict, out: list) -> None:
-        out.append(bf(st, e))
-
-    step: Callable[[Any, dict, list], None] = leaf
-    for name, itf, cond in reversed(levels):
-        step = _values_level(name, itf, cond, step)
-    top = step
-
-    def values(st: Any, env: dict) -> list:
-        out: list = []
-        top(st, env.copy(), out)
-        return out
-
-    return values
-
-
-def _values_level(
-    name: str, itf: Fn, cond: Fn | None, inner: Callable[[Any, dict, list], None]
-) -> Callable[[Any, dict, list], None]:
-    if cond is None:
-
-        def step(st: Any, e: dict, out: list) -> None:
-            items = itf(st, e)
-            for e[name] in items:
-                inner(st, e, out)
-
-        return step
-
-    def step_if(st: Any, e: dict, out: list) -> None:
-        items = itf(st, e)
-        for e[name] in items:
-            if cond(st, e):
-                inner(st, e, out)
-
-    return step_if
-
-
-def _nested_lazy(levels: list[tuple[str, Fn, Fn | None]], body: Node) -> Fn:
-    bf = body.fn
-
-    def leaf(st: Any, e: dict) -> Iterator:
-        yield bf(st, e)
-
-    step: Callable[[Any, dict], Iterator] = leaf
-    for name, itf, cond in reversed(levels):
-        step = _lazy_level(name, itf, cond, step)
-    top = step
-    return lambda st, env: top(st, env.copy())
-
-
-def _lazy_level(
-    name: str, itf: Fn, cond: Fn | None, inner: Callable[[Any, dict], Iterator]
-) -> Callable[[Any, dict], Iterator]:
-    if cond is None:
-
-        def step(st: Any, e: dict) -> Iterator:
-            items = itf(st, e)
-            for e[name] in items:
-                yield from inner(st, e)
-
-        return step
-
-    def step_if(st: Any, e: dict) -> Iterator:
-        items = itf(st, e)
-        for e[name] in items:
-            if cond(st, e):
-                yield from inner(st, e)
-
-    return step_if
 
 
 # -- built-in functions ----------------------------------------------------------------
@@ -1527,12 +1149,7 @@ def _over(func: Callable[[Any], Any], args: list[Node], gen: Gen | None, type_: 
     if gen is not None and gen.fast and gen.lazy is not None:
         lazy = gen.lazy
         return _make(lambda st, env: func(lazy(st, env)), type_, pos, args)
-    return _apply(_scanning(func), args, type_, pos)
-
-
-def _scanning(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """func(xs) for a builtin that reads all of xs: charged by its length."""
-    return lambda xs: func(charged(xs))
+    return _apply(cl.scanning(func), args, type_, pos)
 
 
 def _list_arg(c: _Compiler, name: str, arg: Node, what: str = "a list") -> Type:
@@ -1602,7 +1219,7 @@ def _b_range(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | Non
     node = _apply(runtime.range_list, args, ListT(INT), pos, dyn=too_big)
     if not node.const:
         # Loops only iterate: they can use the range object and skip building a list.
-        node.iter_fn = _call_fn(runtime.range_iter, args)
+        node.iter_fn = cl.call_fn(runtime.range_iter, args)
     return node
 
 
@@ -1642,7 +1259,7 @@ def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | No
     if gen is not None and gen.lazy is not None:
         lazy = gen.lazy
         return _stopping(lambda st, env: func(lazy(st, env)), BOOL, pos, arg)
-    return _apply(_scanning(func), args, BOOL, pos)
+    return _apply(cl.scanning(func), args, BOOL, pos)
 
 
 def _stopping(fn: Fn, type_: Type, pos: Pos, arg: Node) -> Node:
@@ -1684,7 +1301,7 @@ def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[Node], type
 def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     elem = _list_arg(c, name, args[0])
-    return _apply(_scanning(runtime.reversed_list), args, ListT(elem), pos)
+    return _apply(cl.scanning(runtime.reversed_list), args, ListT(elem), pos)
 
 
 def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
@@ -1710,21 +1327,11 @@ def _b_join(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None
         raise c._error(f"join() needs a str separator first, got {sep.type.name}", sep.pos)
     _list_arg(c, name, xs, "a list second")
     need_text(xs.type, xs.pos, "join()")
-    node = _apply(_joiner(xs), args, STR, pos)
+    node = _apply(cl.joiner(xs), args, STR, pos)
     if sep.const and isinstance(sep.value, str) and isinstance(xs.type, ListT) \
             and xs.type.elem is INT:
         node.joined = (sep.value, xs)
     return node
-
-
-def _joiner(xs: Node) -> Callable[[str, Any], str]:
-    """join() for the list's element type: strings and ints need no rendering of their own."""
-    elem = xs.type.elem if isinstance(xs.type, ListT) else None
-    if elem is STR:
-        return runtime.join_str
-    if elem is INT:
-        return runtime.join_ints
-    return runtime.join
 
 
 def _b_str(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
@@ -1794,7 +1401,7 @@ def _builtin_src(name: str, args: list[Node], gen: Gen | None) -> str | None:
     if name == "first":
         return py.call(runtime.first, *srcs)
     if name == "join":
-        return py.call(_joiner(args[1]), *srcs)
+        return py.call(cl.joiner(args[1]), *srcs)
     if name in _PLAIN:
         return py.call(_PLAIN[name], *srcs)
     return None
@@ -1886,21 +1493,13 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
         if node.const and isinstance(node.value, list):
             with py.collecting(consts):
                 src = py.call(list, src)  # a copy, as the closure hands out
-        fn = _result_fn(node)
+        fn = cl.result_fn(node)
         if src is not None and not node.const:
             fn = py.function(src, consts, [scope.pynames[n] for n in sorted(node.free)],
                              sorted(node.free)) or fn
         return Compiled(fn, node.type, text, node.const, src, consts, node.reads, node=node)
 
     return _guarded(run)
-
-
-def _result_fn(node: Node) -> Fn:
-    if node.const and isinstance(node.value, list):
-        # A folded list is shared; hand out copies so callers may keep or change them.
-        value = node.value
-        return lambda st, env: list(value)
-    return node.fn
 
 
 def compile_bindings(
@@ -1944,7 +1543,7 @@ def compile_bindings(
             srcs.append((name, inner.pynames[name], node.iter_src or node.src))
             promises.append(node.promise)
             guards.append(node.guard)
-        iterate = _bindings_iterator(clauses)
+        iterate = cl.bindings_iterator(clauses)
         # for generated code: each clause's name, Python local and iterable's source
         iterate.srcs = tuple(srcs)  # type: ignore[attr-defined]
         # what each clause's list is promised to be (see Method)
@@ -1958,32 +1557,3 @@ def compile_bindings(
     return _guarded(run)
 
 
-def _bindings_iterator(clauses: list[tuple[str, Fn]]) -> Callable[[Any, dict], Iterator[dict]]:
-    step: Callable[[Any, dict], Iterator[dict]] | None = None
-    for name, itf in reversed(clauses):
-        step = _last_binding(name, itf) if step is None else _binding(name, itf, step)
-    assert step is not None
-    # callers that loop themselves (the engine's option generators) can skip the generator
-    step.clauses = tuple(clauses)  # type: ignore[attr-defined]
-    return step
-
-
-def _last_binding(name: str, itf: Fn) -> Callable[[Any, dict], Iterator[dict]]:
-    def iterate(st: Any, env: dict) -> Iterator[dict]:
-        for v in itf(st, env):
-            d = env.copy()
-            d[name] = v
-            yield d
-
-    return iterate
-
-
-def _binding(
-    name: str, itf: Fn, inner: Callable[[Any, dict], Iterator[dict]]
-) -> Callable[[Any, dict], Iterator[dict]]:
-    def iterate(st: Any, env: dict) -> Iterator[dict]:
-        e = env.copy()
-        for e[name] in itf(st, env):
-            yield from inner(st, e)
-
-    return iterate
