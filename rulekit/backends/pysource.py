@@ -1,6 +1,6 @@
 """Python source for checked expressions: the generated-code backend's vocabulary.
 
-The compiler gives every node it can a `src`: the node's value as a Python expression
+The checker gives every node it can a `src`: the node's value as a Python expression
 over `st` (the state), the Python names of locals (`v12`, from the scope) and constants
 (`k34`). Nothing from a game file is ever written into the source as text: literals,
 params, functions and getters enter as constants, bound when the generated code is
@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import itertools
 import keyword
+import math
 import re
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rulekit.expr import budget
+from rulekit.backends import closures
+from rulekit.expr import budget, runtime
+from rulekit.expr.budget import charged
+from rulekit.expr.tree import Gen, Node
+from rulekit.expr.types import INT, ListT
 from rulekit.text import printable
 
 _NAMES = (f"k{i}" for i in itertools.count())
@@ -135,3 +141,153 @@ def charged_loop(pad: str, pyname: str, src: str, items: str) -> list[str]:
             f"{pad}if {m}.left < 0:",
             f"{pad}    {const(budget.charge)}(0)",
             f"{pad}for {pyname} in {items}:"]
+
+
+# -- the source of checked nodes --------------------------------------------------------
+# The checker (rulekit.expr.check) calls these as it checks, for the nodes whose source
+# is more than a line of its own.
+
+
+#: the builtins an attribute's inline source (ObjT.inline) may name
+_INLINE_BUILTINS = {"len": len, "list": list, "min": min, "sum": sum}
+
+
+def inline_src(template: str, obj: str) -> str | None:
+    """An attribute read as its building block's source for it (see ObjT.inline)."""
+    names = {name: const(f) for name, f in _INLINE_BUILTINS.items() if "{" + name in template}
+    if None in names.values():
+        return None
+    return template.format(f"({obj})", **names)
+
+
+def clauses_src(loops: list[tuple[str, str, list[str]]] | None) -> str | None:
+    """`for v1 in charged(xs) if c ...` of a comprehension's loops (see `loops_src`)."""
+    if loops is None:
+        return None
+    charged_items = [call(charged, items) for _pv, items, _conds in loops]
+    if None in charged_items:
+        return None
+    return " ".join(f"for {pv} in {items}" + "".join(f" if {c}" for c in conds)
+                    for (pv, _i, conds), items in zip(loops, charged_items))
+
+
+def loops_src(levels: list[tuple[str, Node, list[Node]]], pynames: list[str]
+              ) -> list[tuple[str, str, list[str]]] | None:
+    """A comprehension's clauses as source: one (local, the list it runs over, which is
+    charged by its length, [conditions]) per `for` clause."""
+    out = []
+    for (_name, it, conds), pv in zip(levels, pynames):
+        items = it.iter_src or it.src
+        if items is None or any(c.src is None for c in conds):
+            return None
+        out.append((pv, items, [c.src for c in conds]))  # type: ignore[misc]
+    return out
+
+
+_PYNAME = re.compile(r"\bv\d+\b")
+_BOUND = re.compile(r"\bfor (v\d+) in\b")
+
+
+def scan_loop(name: str, gen: Gen) -> str | None:
+    """any(), all(), a count or a sum of whole numbers over a generator as a call of a
+    function of its own, whose loops are Python loops: the same elements read, charged and
+    tested, in the same order (any and all to the first element that decides), without a
+    generator resumed per element. A sum of numbers that may be fractions stays the
+    builtin's: Python may add floats in another order than a loop does."""
+    if gen.loops is None or gen.body_src is None:
+        return None
+    text = " ".join([gen.body_src] + [i + " " + " ".join(cs) for _p, i, cs in gen.loops])
+    bound = set(_BOUND.findall(text)) | {pv for pv, _i, _c in gen.loops}
+    free = sorted(set(_PYNAME.findall(text)) - bound, key=lambda v: int(v[1:]))
+    lines = [f"def scan(st{''.join(', ' + v for v in free)}):"]
+    adding = name not in ("any", "all")
+    if adding:
+        lines.append("    total = 0")
+    pad = "    "
+    for i, (pv, items, conds) in enumerate(gen.loops):
+        lines += charged_loop(pad, pv, items, f"items{i + 1}")
+        pad += "    "
+        for c in conds:
+            lines.append(f"{pad}if {c}:")
+            pad += "    "
+    if adding:
+        lines += [f"{pad}total += {'1' if name in ('count', 'len') else gen.body_src}",
+                  "    return total"]
+    else:
+        found = name == "any"  # what the first element that decides returns
+        lines += [f"{pad}if {'' if found else 'not '}{gen.body_src}:",
+                  f"{pad}    return {found}",
+                  f"    return {not found}"]
+    what = "a count" if name in ("count", "len") else f"{name}()"
+    scan = local_function(lines, "scan", f"{what} over a generator, as a loop")
+    return None if scan is None else call(scan, "st", *free)
+
+
+def builtin_only(body_f: Callable[[Any], Any] | None, keep: Any) -> bool:
+    """Whether map() and filter() would call only functions written in C (attrgetter, an
+    operator): then they beat a generator in generated code; a Python function (a lambda
+    made for a comparison) would be one call per element where a generator inlines it."""
+    return not any(isinstance(f, types.FunctionType) for f in (body_f, keep))
+
+
+def fast_src(items: str | None, body: Node, body_f: Callable[[Any], Any] | None,
+             keep: Any) -> str | None:
+    """The source of `closures.fast_single`'s lazy pipeline: map() and filter() over the
+    charged items with the same C-level functions as constants, no Python-level loop."""
+    if items is None or body.const:
+        return None
+    seq = call(charged, items)
+    if keep is not closures.NO_FILTER:
+        seq = call(filter, const(keep), seq)
+    if body_f is not None:
+        seq = call(map, const(body_f), seq)
+    return seq
+
+
+#: operators whose source is a call of the runtime's function (exact or budget-keeping)
+SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
+    "*": runtime.mul, "/": runtime.div, "**": runtime.power,
+}
+
+
+#: built-ins that read all of one list (or generator) argument, and their functions
+_SCANS: dict[str, Callable[[Any], Any]] = {
+    "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted,
+    "reversed": runtime.reversed_list,
+}
+_PLAIN: dict[str, Callable[..., Any]] = {
+    "min": min, "max": max, "abs": abs, "floor": math.floor, "ceil": math.ceil, "len": len,
+    "range": runtime.range_list, "str": runtime.render,
+}
+
+
+def builtin_src(name: str, args: list[Node], gen: Gen | None) -> str | None:
+    """A built-in call as source: a generator argument is consumed lazily, and a list
+    argument that is read whole is charged by its length, as the closures do."""
+    srcs = [a.src for a in args]
+    if gen is not None:
+        if gen.clauses is None or gen.body_src is None:
+            return None
+        if name == "first":
+            return call(next, gen.gen_src, const(None))
+        looped = name in ("any", "all", "count", "len") or (
+            name == "sum" and args[0].type == ListT(INT))
+        scan = scan_loop(name, gen) if looped and not gen.lazy_src else None
+        if scan is not None:
+            return scan
+        if name in ("count", "len"):
+            return call(sum, f"(1 {gen.clauses})")
+        if name in _SCANS and len(args) == 1:
+            return call(_SCANS[name], gen.gen_src)
+        return None
+    if name in _SCANS and len(args) == 1:
+        return call(_SCANS[name], call(charged, srcs[0]))
+    if name == "count":
+        return call(runtime.length, *srcs)
+    if name == "first":
+        return call(runtime.first, *srcs)
+    if name == "join":
+        return call(closures.joiner(args[1]), *srcs)
+    if name in _PLAIN:
+        return call(_PLAIN[name], *srcs)
+    return None

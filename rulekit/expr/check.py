@@ -1,10 +1,11 @@
-"""Compiling parsed expressions into plain Python closures.
+"""The checker: a parsed expression becomes a typed tree (rulekit.expr.tree).
 
-Each expression is compiled once, when a game file is loaded, into a closure
-`fn(st, env)`; the engine then calls that closure many times. So all the work that can be
-done up front is done here: names are resolved, types are checked, constant parts are
-computed, and every node gets a closure specialised for its shape (a constant operand, a
-local variable, an attribute chain, ...). A closure never inspects node kinds at run time.
+Each expression is checked once, when a game file is loaded, and all the work that can be
+done up front is done here: names are resolved, types are checked, the attributes and
+methods a value offers are decided, constant parts are computed (folded), and a mistake
+gets its message, hint and column. Each node also gets what the backends make of it
+(rulekit.backends): its closure `fn(st, env)`, which folding runs too, and its Python
+source where it has one. The checker decides; the backends only build.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from __future__ import annotations
 import difflib
 import math
 import operator
-import re
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,6 @@ from rulekit.expr.budget import (
     WORK_AT_LOAD,
     BudgetExceeded,
     TooSlow,
-    charged,
     limit,
     metered,
 )
@@ -404,7 +402,7 @@ class _Compiler:
                 key = py.const(name)
                 node.src = None if key is None else f"{base.src}.{store}[{key}]"
             elif base.src is not None and inline is not None:
-                node.src = _inline_src(inline, base.src)
+                node.src = py.inline_src(inline, base.src)
             elif base.src is not None and py.identifier(name):
                 node.src = f"{base.src}.{name}"
             extra = t.reads.get(name, frozenset())
@@ -473,7 +471,7 @@ class _Compiler:
                     node.tag("call", (name, gen))
                     node.kids = tuple(args)
                 if node.src is None and not node.const:
-                    node.src = _builtin_src(name, args, gen)
+                    node.src = py.builtin_src(name, args, gen)
                     if name == "range":
                         node.iter_src = py.call(runtime.range_iter, *[a.src for a in args])
                 return node
@@ -640,8 +638,8 @@ class _Compiler:
                 fast = True
                 values, lazy, count = cl.fast_single(itf, body, *plan)
                 it = levels[0][1]
-                if _builtin_only(*plan):
-                    fast_src = _fast_src(it.iter_src or it.src, body, *plan)
+                if py.builtin_only(*plan):
+                    fast_src = py.fast_src(it.iter_src or it.src, body, *plan)
             else:
                 values = cl.single_values(name, itf, cond_fn, body)
                 lazy = cl.single_lazy(name, itf, cond_fn, body)
@@ -669,8 +667,8 @@ class _Compiler:
         gen = Gen(node, None, None) if node.const else Gen(node, lazy, count, fast)
         gen.filtered = any(conds for _n, _it, conds in levels)
         if not node.const:
-            gen.loops = _loops_src(levels, pynames)
-            gen.clauses = _clauses_src(gen.loops)
+            gen.loops = py.loops_src(levels, pynames)
+            gen.clauses = py.clauses_src(gen.loops)
             gen.body_src = body.src
             gen.lazy_src = fast_src
             if fast_src is not None:
@@ -935,83 +933,8 @@ class _Compiler:
         return node
 
 
-#: the builtins an attribute's inline source (ObjT.inline) may name
-_INLINE_BUILTINS = {"len": len, "list": list, "min": min, "sum": sum}
-
-
-def _inline_src(template: str, obj: str) -> str | None:
-    """An attribute read as its building block's source for it (see ObjT.inline)."""
-    names = {name: py.const(f) for name, f in _INLINE_BUILTINS.items() if "{" + name in template}
-    if None in names.values():
-        return None
-    return template.format(f"({obj})", **names)
-
-
 #: a constant list this short is scanned by `in` without charging its length
 SHORT_LIST = 64
-
-
-def _clauses_src(loops: list[tuple[str, str, list[str]]] | None) -> str | None:
-    """`for v1 in charged(xs) if c ...` of a comprehension's loops (see `_loops_src`)."""
-    if loops is None:
-        return None
-    charged_items = [py.call(charged, items) for _pv, items, _conds in loops]
-    if None in charged_items:
-        return None
-    return " ".join(f"for {pv} in {items}" + "".join(f" if {c}" for c in conds)
-                    for (pv, _i, conds), items in zip(loops, charged_items))
-
-
-def _loops_src(levels: list[tuple[str, Node, list[Node]]], pynames: list[str]
-               ) -> list[tuple[str, str, list[str]]] | None:
-    """A comprehension's clauses as source: one (local, the list it runs over, which is
-    charged by its length, [conditions]) per `for` clause."""
-    out = []
-    for (_name, it, conds), pv in zip(levels, pynames):
-        items = it.iter_src or it.src
-        if items is None or any(c.src is None for c in conds):
-            return None
-        out.append((pv, items, [c.src for c in conds]))  # type: ignore[misc]
-    return out
-
-
-_PYNAME = re.compile(r"\bv\d+\b")
-_BOUND = re.compile(r"\bfor (v\d+) in\b")
-
-
-def _scan_loop(name: str, gen: Gen) -> str | None:
-    """any(), all(), a count or a sum of whole numbers over a generator as a call of a
-    function of its own, whose loops are Python loops: the same elements read, charged and
-    tested, in the same order (any and all to the first element that decides), without a
-    generator resumed per element. A sum of numbers that may be fractions stays the
-    builtin's: Python may add floats in another order than a loop does."""
-    if gen.loops is None or gen.body_src is None:
-        return None
-    text = " ".join([gen.body_src] + [i + " " + " ".join(cs) for _p, i, cs in gen.loops])
-    bound = set(_BOUND.findall(text)) | {pv for pv, _i, _c in gen.loops}
-    free = sorted(set(_PYNAME.findall(text)) - bound, key=lambda v: int(v[1:]))
-    lines = [f"def scan(st{''.join(', ' + v for v in free)}):"]
-    adding = name not in ("any", "all")
-    if adding:
-        lines.append("    total = 0")
-    pad = "    "
-    for i, (pv, items, conds) in enumerate(gen.loops):
-        lines += py.charged_loop(pad, pv, items, f"items{i + 1}")
-        pad += "    "
-        for c in conds:
-            lines.append(f"{pad}if {c}:")
-            pad += "    "
-    if adding:
-        lines += [f"{pad}total += {'1' if name in ('count', 'len') else gen.body_src}",
-                  "    return total"]
-    else:
-        found = name == "any"  # what the first element that decides returns
-        lines += [f"{pad}if {'' if found else 'not '}{gen.body_src}:",
-                  f"{pad}    return {found}",
-                  f"    return {not found}"]
-    what = "a count" if name in ("count", "len") else f"{name}()"
-    scan = py.local_function(lines, "scan", f"{what} over a generator, as a loop")
-    return None if scan is None else py.call(scan, "st", *free)
 
 
 def _empty_list(node: Node) -> bool:
@@ -1028,16 +951,10 @@ def _binary_node(op: str, left: Node, right: Node, type_: Type, pos: Pos) -> Nod
     if not node.const and node.err is None:
         node.vf = cl.binary_vf(op, left, right)
     if left.src is not None and right.src is not None:
-        func = _SRC_FUNCTION.get(op)
+        func = py.SRC_FUNCTION.get(op)
         node.src = (py.call(func, left.src, right.src) if func is not None
                     else f"({left.src} {op} {right.src})")
     return node
-
-
-#: operators whose source is a call of the runtime's function (exact or budget-keeping)
-_SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
-    "*": runtime.mul, "/": runtime.div, "**": runtime.power,
-}
 
 
 def _checked_op(op: str, left: Node, right: Node, type_: Type) -> Callable[[Any, Any], Any] | None:
@@ -1103,27 +1020,6 @@ def _list_depth(t: Type) -> int:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _builtin_only(body_f: Callable[[Any], Any] | None, keep: Any) -> bool:
-    """Whether map() and filter() would call only functions written in C (attrgetter, an
-    operator): then they beat a generator in generated code; a Python function (a lambda
-    made for a comparison) would be one call per element where a generator inlines it."""
-    return not any(isinstance(f, types.FunctionType) for f in (body_f, keep))
-
-
-def _fast_src(items: str | None, body: Node, body_f: Callable[[Any], Any] | None,
-              keep: Any) -> str | None:
-    """The source of `cl.fast_single`'s lazy pipeline: map() and filter() over the charged
-    items with the same C-level functions as constants, no Python-level loop."""
-    if items is None or body.const:
-        return None
-    seq = py.call(charged, items)
-    if keep is not cl.NO_FILTER:
-        seq = py.call(filter, py.const(keep), seq)
-    if body_f is not None:
-        seq = py.call(map, py.const(body_f), seq)
-    return seq
 
 
 # -- built-in functions ----------------------------------------------------------------
@@ -1362,49 +1258,6 @@ def _b_first(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | Non
         lazy = gen.lazy
         return _stopping(lambda st, env: next(lazy(st, env), None), elem, pos, arg)
     return _apply(runtime.first, args, elem, pos)
-
-
-#: built-ins that read all of one list (or generator) argument, and their functions
-_SCANS: dict[str, Callable[[Any], Any]] = {
-    "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted,
-    "reversed": runtime.reversed_list,
-}
-_PLAIN: dict[str, Callable[..., Any]] = {
-    "min": min, "max": max, "abs": abs, "floor": math.floor, "ceil": math.ceil, "len": len,
-    "range": runtime.range_list, "str": runtime.render,
-}
-
-
-def _builtin_src(name: str, args: list[Node], gen: Gen | None) -> str | None:
-    """A built-in call as source: a generator argument is consumed lazily, and a list
-    argument that is read whole is charged by its length, as the closures do."""
-    srcs = [a.src for a in args]
-    if gen is not None:
-        if gen.clauses is None or gen.body_src is None:
-            return None
-        if name == "first":
-            return py.call(next, gen.gen_src, py.const(None))
-        looped = name in ("any", "all", "count", "len") or (
-            name == "sum" and args[0].type == ListT(INT))
-        scan = _scan_loop(name, gen) if looped and not gen.lazy_src else None
-        if scan is not None:
-            return scan
-        if name in ("count", "len"):
-            return py.call(sum, f"(1 {gen.clauses})")
-        if name in _SCANS and len(args) == 1:
-            return py.call(_SCANS[name], gen.gen_src)
-        return None
-    if name in _SCANS and len(args) == 1:
-        return py.call(_SCANS[name], py.call(charged, srcs[0]))
-    if name == "count":
-        return py.call(runtime.length, *srcs)
-    if name == "first":
-        return py.call(runtime.first, *srcs)
-    if name == "join":
-        return py.call(cl.joiner(args[1]), *srcs)
-    if name in _PLAIN:
-        return py.call(_PLAIN[name], *srcs)
-    return None
 
 
 _BUILTIN_HANDLERS: dict[str, _Handler] = {
