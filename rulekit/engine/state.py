@@ -107,7 +107,7 @@ class Play:
         self.depth = 1
         self.randrange = randrange
         #: the decisions the playout may make (-1: to the end), and the most decisions the
-        #: rest of a turn can ask, by phase and step (flowgen.turn_bounds)
+        #: rest of a turn can ask, by phase and step (backends.flowgen.turn_bounds)
         self.left = left
         self.bounds = bounds
         #: as a study's random bots play (`rng.choice(legal_actions())`): a decision of one
@@ -323,7 +323,7 @@ class State:
         game = self.game
         play = Play(0, randrange, left, game.turn_bounds[self.n] if game.turns else [], study)
         # random moves: the game's generated turns play the turns the playout cannot stop
-        # within (see flowgen)
+        # within (see backends.flowgen)
         self._playing = play if value is None and game.turns else True
         try:
             while not self.over and play.made != left:
@@ -808,7 +808,7 @@ class State:
         since it was last checked (otherwise its value is the false it had then).
 
         The closure path's `game.after_step`; a game's generated code has its own
-        (codegen.checks_function), which does the same work."""
+        (backends.codegen.checks_function), which does the same work."""
         game = self.game
         changed = self._dirty | self._stale
         self._dirty = 0
