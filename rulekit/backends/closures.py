@@ -136,6 +136,178 @@ def joiner(xs: Node) -> Callable[[str, Any], str]:
     return runtime.join
 
 
+# -- single operations ------------------------------------------------------------------
+
+
+def constant_fn(value: Any) -> Fn:
+    """The closure of a value known at load."""
+    return lambda st, env: value
+
+
+def local_fn(name: str) -> Fn:
+    """The closure of a local: `env[name]`."""
+    return lambda st, env: env[name]
+
+
+def global_fn(get: Callable[[Any], Any]) -> Fn:
+    """The closure of a global name, read from the state by `get`."""
+    return lambda st, env: get(st)
+
+
+def list_fn(fns: list[Fn]) -> Fn:
+    """`[a, b, ...]` as one closure."""
+    if not fns:
+        fn: Fn = lambda st, env: []  # noqa: E731
+    elif len(fns) == 1:
+        a = fns[0]
+        fn = lambda st, env: [a(st, env)]  # noqa: E731
+    elif len(fns) == 2:
+        a, b = fns
+        fn = lambda st, env: [a(st, env), b(st, env)]  # noqa: E731
+    elif len(fns) == 3:
+        a, b, c = fns
+        fn = lambda st, env: [a(st, env), b(st, env), c(st, env)]  # noqa: E731
+    else:
+        tup = tuple(fns)
+        fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
+    return fn
+
+
+def index_fn(base: Node, key: Node) -> Fn:
+    """The closure for `base[key]`, picked by the shape of the operands."""
+    fb, fk = base.fn, key.fn
+    if key.const:
+        ck = key.value
+        if base.local is not None:
+            name = base.local
+            fn: Fn = lambda st, env: env[name][ck]  # noqa: E731
+        else:
+            fn = lambda st, env: fb(st, env)[ck]  # noqa: E731
+    elif base.const:
+        cb = base.value
+        fn = lambda st, env: cb[fk(st, env)]  # noqa: E731
+    else:
+        fn = lambda st, env: fb(st, env)[fk(st, env)]  # noqa: E731
+    return fn
+
+
+def method_fn(name: str, base: Node, args: list[Node]) -> Fn:
+    """The closure for `base.name(args...)`, picked by the shape of the operands."""
+    fb = base.fn
+    n = len(args)
+    if n == 0:
+        call0 = operator.methodcaller(name)
+        if base.local is not None:
+            bname = base.local
+            fn: Fn = lambda st, env: call0(env[bname])  # noqa: E731
+        else:
+            fn = lambda st, env: call0(fb(st, env))  # noqa: E731
+    elif n == 1:
+        fa = args[0].fn
+        if base.local is not None and args[0].local is not None:
+            # the common `row.can_cross(n)`: both read straight from the env
+            bname, aname = base.local, args[0].local
+            fn = lambda st, env: getattr(env[bname], name)(env[aname])  # noqa: E731
+        elif base.local is not None:
+            bname = base.local
+            fn = lambda st, env: getattr(env[bname], name)(fa(st, env))  # noqa: E731
+        else:
+            fn = lambda st, env: getattr(fb(st, env), name)(fa(st, env))  # noqa: E731
+    elif n == 2:
+        fa, fc = args[0].fn, args[1].fn
+        fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
+            fa(st, env), fc(st, env)
+        )
+    else:
+        fns = tuple(a.fn for a in args)
+        fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
+            *[f(st, env) for f in fns]
+        )
+    return fn
+
+
+def cond_fn(a: Node, c: Node, b: Node) -> Fn:
+    """The closure for `a if c else b` (c not a constant)."""
+    fc = c.fn
+    if a.const and b.const:
+        ca, cb = a.value, b.value
+        fn: Fn = lambda st, env: ca if fc(st, env) else cb  # noqa: E731
+    elif a.const:
+        ca, fb = a.value, b.fn
+        fn = lambda st, env: ca if fc(st, env) else fb(st, env)  # noqa: E731
+    elif b.const:
+        fa, cb = a.fn, b.value
+        fn = lambda st, env: fa(st, env) if fc(st, env) else cb  # noqa: E731
+    else:
+        fa, fb = a.fn, b.fn
+        fn = lambda st, env: fa(st, env) if fc(st, env) else fb(st, env)  # noqa: E731
+    return fn
+
+
+def not_fn(a: Node) -> Fn:
+    """The closure for `not a`."""
+    if a.local is not None:
+        name = a.local
+        fn: Fn = lambda st, env: not env[name]  # noqa: E731
+    else:
+        fa = a.fn
+        fn = lambda st, env: not fa(st, env)  # noqa: E731
+    return fn
+
+
+def not_vf(vf: tuple[str, Callable[[Any], Any] | None]) -> tuple[str, Callable[[Any], Any]]:
+    """`not a` as a function of the one local `a` depends on (see Node.vf)."""
+    name, g = vf
+    return name, operator.not_ if g is None else compose(operator.not_, g)
+
+
+def compare_chain_fn(operands: list[Node], cmps: list[Callable[[Any, Any], Any]]) -> Fn:
+    """The closure for `a < b < c ...` (three operands or more), each operand computed
+    once, with `cmps` the functions of the comparisons in order."""
+    if len(operands) == 3:
+        a, b, c = operands
+        o1, o2 = cmps
+        fb = b.fn
+        if a.const and c.const:
+            ca, cc = a.value, c.value
+            fn: Fn = lambda st, env: o1(ca, (m := fb(st, env))) and o2(m, cc)  # noqa: E731
+        else:
+            fa, fc = a.fn, c.fn
+            fn = lambda st, env: (  # noqa: E731
+                o1(fa(st, env), (m := fb(st, env))) and o2(m, fc(st, env))
+            )
+        return fn
+    first_fn = operands[0].fn
+    rest = tuple(zip(cmps, (o.fn for o in operands[1:]), strict=True))
+
+    def chain(st: Any, env: dict) -> bool:
+        left = first_fn(st, env)
+        for cmp, f in rest:
+            right = f(st, env)
+            if not cmp(left, right):
+                return False
+            left = right
+        return True
+
+    return chain
+
+
+def neg_fn(a: Node) -> Fn:
+    """The closure for `-a`."""
+    fa = a.fn
+    return lambda st, env: -fa(st, env)
+
+
+def of_lazy(func: Callable[[Any], Any], lazy: Fn) -> Fn:
+    """`func` of a generator's lazy iterator (sum, min, any, ...), no list built."""
+    return lambda st, env: func(lazy(st, env))
+
+
+def first_of_lazy(lazy: Fn) -> Fn:
+    """first() of a generator: its first element, None when it has none."""
+    return lambda st, env: next(lazy(st, env), None)
+
+
 # -- operators -------------------------------------------------------------------------
 
 

@@ -82,7 +82,7 @@ class Compiled:
 
 
 def _constant(value: Any, type_: Type, pos: Pos) -> Node:
-    return Node(lambda st, env: value, type_, pos, const=True, value=value)
+    return Node(cl.constant_fn(value), type_, pos, const=True, value=value)
 
 
 def _describe(ex: BaseException) -> str:
@@ -275,21 +275,7 @@ class _Compiler:
                     "make the elements alike, e.g. all numbers or all strings")
             elem = new
         type_ = ListT(elem if elem is not None else NEVER)
-        fns = [it.fn for it in items]
-        if not fns:
-            fn: Fn = lambda st, env: []  # noqa: E731
-        elif len(fns) == 1:
-            a = fns[0]
-            fn = lambda st, env: [a(st, env)]  # noqa: E731
-        elif len(fns) == 2:
-            a, b = fns
-            fn = lambda st, env: [a(st, env), b(st, env)]  # noqa: E731
-        elif len(fns) == 3:
-            a, b, c = fns
-            fn = lambda st, env: [a(st, env), b(st, env), c(st, env)]  # noqa: E731
-        else:
-            tup = tuple(fns)
-            fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
+        fn = cl.list_fn([it.fn for it in items])
         depth = _list_depth(type_)
         if depth:  # `[a, a]` of lists: what it holds is counted with multiplicity
             fn = cl.sized_fn(fn, depth)
@@ -313,8 +299,8 @@ class _Compiler:
             )
         local_t = scope.locals.get(name)
         if local_t is not None:
-            node = Node(lambda st, env: env[name], local_t, pos, local=name,
-                      free=frozenset((name,))).tag("local", name)
+            node = Node(cl.local_fn(name), local_t, pos, local=name,
+                        free=frozenset((name,))).tag("local", name)
             node.chain = ("local", name, ())
             node.vf = (name, None)
             node.src = scope.pynames[name]
@@ -323,8 +309,7 @@ class _Compiler:
         glob = scope.globals.get(name)
         if glob is not None:
             get = glob.get
-            node = Node(lambda st, env: get(st), glob.type, pos, dyn=True).tag("global",
-                                                                             (name, glob))
+            node = Node(cl.global_fn(get), glob.type, pos, dyn=True).tag("global", (name, glob))
             node.chain = ("global", get, ())
             if glob.src is not None:
                 node.src = glob.src
@@ -430,20 +415,7 @@ class _Compiler:
                 )
         else:
             raise self._error(f"{bt.name} cannot be indexed with [...]", key.pos)
-        fb, fk = base.fn, key.fn
-        if key.const:
-            ck = key.value
-            if base.local is not None:
-                name = base.local
-                fn: Fn = lambda st, env: env[name][ck]  # noqa: E731
-            else:
-                fn = lambda st, env: fb(st, env)[ck]  # noqa: E731
-        elif base.const:
-            cb = base.value
-            fn = lambda st, env: cb[fk(st, env)]  # noqa: E731
-        else:
-            fn = lambda st, env: fb(st, env)[fk(st, env)]  # noqa: E731
-        node = _make(fn, result, base.pos, [base, key]).tag("index")
+        node = _make(cl.index_fn(base, key), result, base.pos, [base, key]).tag("index")
         if base.src is not None and key.src is not None:
             node.src = f"{base.src}[{key.src}]"
         return node
@@ -531,38 +503,9 @@ class _Compiler:
             result = method.returns
         else:
             raise self._error(f"{t.name} has no method '{name}'", pos)
-        fb = base.fn
-        n = len(args)
-        if n == 0:
-            call0 = operator.methodcaller(name)
-            if base.local is not None:
-                bname = base.local
-                fn: Fn = lambda st, env: call0(env[bname])  # noqa: E731
-            else:
-                fn = lambda st, env: call0(fb(st, env))  # noqa: E731
-        elif n == 1:
-            fa = args[0].fn
-            if base.local is not None and args[0].local is not None:
-                # the common `row.can_cross(n)`: both read straight from the env
-                bname, aname = base.local, args[0].local
-                fn = lambda st, env: getattr(env[bname], name)(env[aname])  # noqa: E731
-            elif base.local is not None:
-                bname = base.local
-                fn = lambda st, env: getattr(env[bname], name)(fa(st, env))  # noqa: E731
-            else:
-                fn = lambda st, env: getattr(fb(st, env), name)(fa(st, env))  # noqa: E731
-        elif n == 2:
-            fa, fc = args[0].fn, args[1].fn
-            fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
-                fa(st, env), fc(st, env)
-            )
-        else:
-            fns = tuple(a.fn for a in args)
-            fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
-                *[f(st, env) for f in fns]
-            )
         # A method may read anything from its object: never computed at load time.
-        node = _make(fn, result, base.pos, [base, *args], dyn=True).tag("method", name)
+        node = _make(cl.method_fn(name, base, args), result, base.pos, [base, *args],
+                     dyn=True).tag("method", name)
         keeps = method.keeps is not None and args[method.keeps].promise[0]
         node.promise = (method.distinct or keeps, method.numbers)
         if (base.src is not None and py.identifier(name)
@@ -693,20 +636,7 @@ class _Compiler:
                               a.pos, "make both sides alike, e.g. both numbers")
         if c.const:
             return a if c.value else b
-        fc = c.fn
-        if a.const and b.const:
-            ca, cb = a.value, b.value
-            fn: Fn = lambda st, env: ca if fc(st, env) else cb  # noqa: E731
-        elif a.const:
-            ca, fb = a.value, b.fn
-            fn = lambda st, env: ca if fc(st, env) else fb(st, env)  # noqa: E731
-        elif b.const:
-            fa, cb = a.fn, b.value
-            fn = lambda st, env: fa(st, env) if fc(st, env) else cb  # noqa: E731
-        else:
-            fa, fb = a.fn, b.fn
-            fn = lambda st, env: fa(st, env) if fc(st, env) else fb(st, env)  # noqa: E731
-        node = _make(fn, type_, a.pos, [a, c, b]).tag("cond")
+        node = _make(cl.cond_fn(a, c, b), type_, a.pos, [a, c, b]).tag("cond")
         if a.src is not None and b.src is not None and c.src is not None:
             node.src = f"({a.src} if {c.src} else {b.src})"
             if _empty_list(b):
@@ -755,16 +685,9 @@ class _Compiler:
         not_tok, operand_t = tree.children
         a = self.expr(operand_t, scope)
         self._need_bool(a, "'not'")
-        if a.local is not None:
-            name = a.local
-            fn: Fn = lambda st, env: not env[name]  # noqa: E731
-        else:
-            fa = a.fn
-            fn = lambda st, env: not fa(st, env)  # noqa: E731
-        node = _make(fn, BOOL, _pos(not_tok), [a]).tag("not")
+        node = _make(cl.not_fn(a), BOOL, _pos(not_tok), [a]).tag("not")
         if not node.const and a.vf is not None:
-            name, g = a.vf
-            node.vf = (name, operator.not_ if g is None else cl.compose(operator.not_, g))
+            node.vf = cl.not_vf(a.vf)
         if a.src is not None:
             node.src = f"(not {a.src})"
         return node
@@ -788,32 +711,8 @@ class _Compiler:
         checked = [_checked_op(op, operands[i], operands[i + 1], BOOL)
                    for i, (op, _p) in enumerate(ops)]
         cmps = [c or COMPARE[op] for c, (op, _p) in zip(checked, ops)]
-        if len(operands) == 3:
-            a, b, c = operands
-            o1, o2 = cmps
-            fb = b.fn
-            if a.const and c.const:
-                ca, cc = a.value, c.value
-                fn: Fn = lambda st, env: o1(ca, (m := fb(st, env))) and o2(m, cc)  # noqa: E731
-            else:
-                fa, fc = a.fn, c.fn
-                fn = lambda st, env: (  # noqa: E731
-                    o1(fa(st, env), (m := fb(st, env))) and o2(m, fc(st, env))
-                )
-        else:
-            first_fn = operands[0].fn
-            rest = tuple(zip(cmps, (o.fn for o in operands[1:]), strict=True))
-
-            def fn(st: Any, env: dict) -> bool:
-                left = first_fn(st, env)
-                for cmp, f in rest:
-                    right = f(st, env)
-                    if not cmp(left, right):
-                        return False
-                    left = right
-                return True
-
-        node = _make(fn, BOOL, pos, operands).tag("compare", [op for op, _p in ops])
+        node = _make(cl.compare_chain_fn(operands, cmps), BOOL, pos, operands).tag(
+            "compare", [op for op, _p in ops])
         if all(o.src is not None for o in operands) and not any(
                 op in ("in", "not in") for op, _p in ops) and not any(checked):
             parts = [operands[0].src]
@@ -926,8 +825,7 @@ class _Compiler:
             raise self._error(f"unary '{op}' needs a number, got {a.type.name}", _pos(op_tok))
         if op == "+":
             return a
-        fa = a.fn
-        node = _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a]).tag("neg")
+        node = _make(cl.neg_fn(a), a.type, _pos(op_tok), [a]).tag("neg")
         if a.src is not None:
             node.src = f"(-{a.src})"
         return node
@@ -1043,8 +941,7 @@ def _over(func: Callable[[Any], Any], args: list[Node], gen: Gen | None, type_: 
           pos: Pos) -> Node:
     """func(xs) for a one-argument builtin; streams a fast generator instead of a list."""
     if gen is not None and gen.fast and gen.lazy is not None:
-        lazy = gen.lazy
-        return _make(lambda st, env: func(lazy(st, env)), type_, pos, args)
+        return _make(cl.of_lazy(func, gen.lazy), type_, pos, args)
     return _apply(cl.scanning(func), args, type_, pos)
 
 
@@ -1153,8 +1050,7 @@ def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | No
                        arg.pos)
     func = any if name == "any" else all
     if gen is not None and gen.lazy is not None:
-        lazy = gen.lazy
-        return _stopping(lambda st, env: func(lazy(st, env)), BOOL, pos, arg)
+        return _stopping(cl.of_lazy(func, gen.lazy), BOOL, pos, arg)
     return _apply(cl.scanning(func), args, BOOL, pos)
 
 
@@ -1255,8 +1151,7 @@ def _b_first(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | Non
     arg = args[0]
     elem = _list_arg(c, name, arg)
     if gen is not None and gen.lazy is not None:
-        lazy = gen.lazy
-        return _stopping(lambda st, env: next(lazy(st, env), None), elem, pos, arg)
+        return _stopping(cl.first_of_lazy(gen.lazy), elem, pos, arg)
     return _apply(runtime.first, args, elem, pos)
 
 
