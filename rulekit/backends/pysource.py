@@ -23,6 +23,7 @@ from typing import Any
 from rulekit.backends import closures
 from rulekit.expr import budget, runtime
 from rulekit.expr.budget import charged
+from rulekit.expr.scope import Global
 from rulekit.expr.tree import Gen, Node
 from rulekit.expr.types import INT, ListT
 from rulekit.text import printable
@@ -244,8 +245,133 @@ def fast_src(items: str | None, body: Node, body_f: Callable[[Any], Any] | None,
     return seq
 
 
+def global_src(glob: Global) -> str | None:
+    """A global name: its own source, a game variable's store read inline, or its getter
+    called on the state."""
+    if glob.src is not None:
+        return glob.src
+    if glob.var is not None:  # a game variable: the store read inline
+        key = const(glob.var)
+        return None if key is None else f"st.gvars[{key}]"
+    return call(glob.get, "st")
+
+
+def attr_src(base: Node, name: str, store: str | None, inline: str | None) -> str | None:
+    """`base.name`: read from the object's `store` by key (ObjT.stored), as the building
+    block's own source (ObjT.inline), or as an attribute whose name `identifier` accepts."""
+    if base.src is not None and store is not None:
+        key = const(name)
+        return None if key is None else f"{base.src}.{store}[{key}]"
+    if base.src is not None and inline is not None:
+        return inline_src(inline, base.src)
+    if base.src is not None and identifier(name):
+        return f"{base.src}.{name}"
+    return None
+
+
+def list_src(items: list[Node], depth: int) -> str | None:
+    """`[a, b, ...]`; when `depth` (a list of lists), refused at run time when what it holds
+    is too much (runtime.sized)."""
+    if not all(it.src is not None for it in items):
+        return None
+    src = "[" + ", ".join(it.src for it in items) + "]"  # type: ignore[misc]
+    if depth:
+        src = call(runtime.sized, src, const(depth))  # type: ignore[assignment]
+    return src
+
+
+def index_src(base: Node, key: Node) -> str | None:
+    if base.src is None or key.src is None:
+        return None
+    return f"{base.src}[{key.src}]"
+
+
+def method_src(base: Node, name: str, args: list[Node]) -> str | None:
+    """`base.name(args...)`, for a method name that `identifier` accepts."""
+    if (base.src is not None and identifier(name)
+            and all(a.src is not None for a in args)):
+        return f"{base.src}.{name}({', '.join(a.src for a in args)})"  # type: ignore[misc]
+    return None
+
+
+def range_iter_src(args: list[Node]) -> str | None:
+    """range() where it is only looped over: the range object, no list built."""
+    return call(runtime.range_iter, *[a.src for a in args])
+
+
+def comprehension_src(gen: Gen, levels: list[tuple[str, Node, list[Node]]],
+                      pynames: list[str], body: Node, fast: str | None,
+                      depth: int) -> str | None:
+    """Give a comprehension's `gen` its source parts (clauses, body, `fast`: its map/filter
+    pipeline, see `fast_src`), and return its value, the list, as source; lists of lists
+    (`depth`) are refused at run time when what they hold is too much."""
+    gen.loops = loops_src(levels, pynames)
+    gen.clauses = clauses_src(gen.loops)
+    gen.body_src = body.src
+    gen.lazy_src = fast
+    src = None
+    if fast is not None:
+        src = call(list, fast)
+    elif gen.clauses is not None and body.src is not None:
+        src = f"[{body.src} {gen.clauses}]"
+    if depth and src is not None:
+        src = call(runtime.sized, src, const(depth))
+    return src
+
+
+def cond_src(a: Node, c: Node, b: Node) -> str | None:
+    """`a if c else b`."""
+    if a.src is not None and b.src is not None and c.src is not None:
+        return f"({a.src} if {c.src} else {b.src})"
+    return None
+
+
+def guard_src(c: Node, xs: Node, negated: bool) -> tuple[str, str]:
+    """`xs if c else []` (`[] if c else xs`: `negated`) as (the test that gives xs, xs), the
+    sources a loop over it is written with (see Node.guard)."""
+    return (f"(not {c.src})" if negated else c.src,  # type: ignore[return-value]
+            xs.iter_src or xs.src)
+
+
+def boolop_src(nodes: list[Node], is_and: bool) -> str | None:
+    """`a and b and ...` or `a or b or ...`."""
+    if not all(n.src is not None for n in nodes):
+        return None
+    return "(" + (" and " if is_and else " or ").join(
+        n.src for n in nodes) + ")"  # type: ignore[misc]
+
+
+def not_src(a: Node) -> str | None:
+    return None if a.src is None else f"(not {a.src})"
+
+
+def neg_src(a: Node) -> str | None:
+    return None if a.src is None else f"(-{a.src})"
+
+
+def compare_src(operands: list[Node], ops: list[str]) -> str | None:
+    """A chain of comparisons `a < b <= c ...` as Python's own chain (`in` has none here:
+    see `binary_src`)."""
+    if not all(o.src is not None for o in operands) or any(
+            op in ("in", "not in") for op in ops):
+        return None
+    parts = [operands[0].src]
+    for op, o in zip(ops, operands[1:]):
+        parts += [op, o.src]
+    return "(" + " ".join(parts) + ")"  # type: ignore[arg-type]
+
+
+def binary_src(op: str, left: Node, right: Node) -> str | None:
+    """`left op right`: Python's operator, or the runtime's function for it."""
+    if left.src is None or right.src is None:
+        return None
+    func = _SRC_FUNCTION.get(op)
+    return (call(func, left.src, right.src) if func is not None
+            else f"({left.src} {op} {right.src})")
+
+
 #: operators whose source is a call of the runtime's function (exact or budget-keeping)
-SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
+_SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
     "*": runtime.mul, "/": runtime.div, "**": runtime.power,
 }
 

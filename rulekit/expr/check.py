@@ -281,10 +281,7 @@ class _Compiler:
             fn = cl.sized_fn(fn, depth)
         node = _make(fn, type_, _pos(tree), items).tag("list")
         node.promise = (len(items) <= 1, None)  # one element or none: no two equal
-        if all(it.src is not None for it in items):
-            node.src = "[" + ", ".join(it.src for it in items) + "]"  # type: ignore[misc]
-            if depth and not node.const:
-                node.src = py.call(runtime.sized, node.src, py.const(depth))
+        node.src = py.list_src(items, 0 if node.const else depth)
         return node
 
     # -- names -------------------------------------------------------------------------
@@ -311,13 +308,7 @@ class _Compiler:
             get = glob.get
             node = Node(cl.global_fn(get), glob.type, pos, dyn=True).tag("global", (name, glob))
             node.chain = ("global", get, ())
-            if glob.src is not None:
-                node.src = glob.src
-            elif glob.var is not None:  # a game variable: the store read inline
-                key = py.const(glob.var)
-                node.src = None if key is None else f"st.gvars[{key}]"
-            else:
-                node.src = py.call(get, "st")
+            node.src = py.global_src(glob)
             node.reads = glob.reads
             return node
         raise self._unknown_name(name, pos, scope)
@@ -381,15 +372,7 @@ class _Compiler:
             node.chain = (kind, root, path)
             if kind == "local":
                 node.vf = (root, operator.attrgetter(".".join(path)))
-            store = t.stored.get(name)
-            inline = t.inline.get(name)
-            if base.src is not None and store is not None:
-                key = py.const(name)
-                node.src = None if key is None else f"{base.src}.{store}[{key}]"
-            elif base.src is not None and inline is not None:
-                node.src = py.inline_src(inline, base.src)
-            elif base.src is not None and py.identifier(name):
-                node.src = f"{base.src}.{name}"
+            node.src = py.attr_src(base, name, t.stored.get(name), t.inline.get(name))
             extra = t.reads.get(name, frozenset())
             node.reads = None if node.reads is None or extra is None else node.reads | extra
             node.promise = (name in t.distinct, None)
@@ -416,8 +399,7 @@ class _Compiler:
         else:
             raise self._error(f"{bt.name} cannot be indexed with [...]", key.pos)
         node = _make(cl.index_fn(base, key), result, base.pos, [base, key]).tag("index")
-        if base.src is not None and key.src is not None:
-            node.src = f"{base.src}[{key.src}]"
+        node.src = py.index_src(base, key)
         return node
 
     # -- calls -------------------------------------------------------------------------
@@ -445,7 +427,7 @@ class _Compiler:
                 if node.src is None and not node.const:
                     node.src = py.builtin_src(name, args, gen)
                     if name == "range":
-                        node.iter_src = py.call(runtime.range_iter, *[a.src for a in args])
+                        node.iter_src = py.range_iter_src(args)
                 return node
             except ExprError as exc:
                 if exc.hint is None:
@@ -508,9 +490,7 @@ class _Compiler:
                      dyn=True).tag("method", name)
         keeps = method.keeps is not None and args[method.keeps].promise[0]
         node.promise = (method.distinct or keeps, method.numbers)
-        if (base.src is not None and py.identifier(name)
-                and all(a.src is not None for a in args)):
-            node.src = f"{base.src}.{name}({', '.join(a.src for a in args)})"  # type: ignore[misc]
+        node.src = py.method_src(base, name, args)
         return node
 
     # -- comprehensions ----------------------------------------------------------------
@@ -610,16 +590,7 @@ class _Compiler:
         gen = Gen(node, None, None) if node.const else Gen(node, lazy, count, fast)
         gen.filtered = any(conds for _n, _it, conds in levels)
         if not node.const:
-            gen.loops = py.loops_src(levels, pynames)
-            gen.clauses = py.clauses_src(gen.loops)
-            gen.body_src = body.src
-            gen.lazy_src = fast_src
-            if fast_src is not None:
-                node.src = py.call(list, fast_src)
-            elif gen.clauses is not None and body.src is not None:
-                node.src = f"[{body.src} {gen.clauses}]"
-            if depth and node.src is not None:
-                node.src = py.call(runtime.sized, node.src, py.const(depth))
+            node.src = py.comprehension_src(gen, levels, pynames, body, fast_src, depth)
         return gen
 
     # -- conditionals and booleans -----------------------------------------------------
@@ -637,13 +608,13 @@ class _Compiler:
         if c.const:
             return a if c.value else b
         node = _make(cl.cond_fn(a, c, b), type_, a.pos, [a, c, b]).tag("cond")
-        if a.src is not None and b.src is not None and c.src is not None:
-            node.src = f"({a.src} if {c.src} else {b.src})"
+        node.src = py.cond_src(a, c, b)
+        if node.src is not None:
             if _empty_list(b):
-                node.guard = (c.src, a.iter_src or a.src)
+                node.guard = py.guard_src(c, a, False)
                 node.promise = (a.promise[0], None)
             elif _empty_list(a):
-                node.guard = (f"(not {c.src})", b.iter_src or b.src)
+                node.guard = py.guard_src(c, b, True)
                 node.promise = (b.promise[0], None)
         return node
 
@@ -676,9 +647,7 @@ class _Compiler:
         node = _make(fn, BOOL, pos, kept).tag("and" if is_and else "or")
         if not node.const and node.err is None:
             node.vf = cl.boolop_vf(kept, is_and)
-        if all(n.src is not None for n in kept):
-            node.src = "(" + (" and " if is_and else " or ").join(
-                n.src for n in kept) + ")"  # type: ignore[misc]
+        node.src = py.boolop_src(kept, is_and)
         return node
 
     def _not(self, tree: Tree, scope: Scope) -> Node:
@@ -688,8 +657,7 @@ class _Compiler:
         node = _make(cl.not_fn(a), BOOL, _pos(not_tok), [a]).tag("not")
         if not node.const and a.vf is not None:
             node.vf = cl.not_vf(a.vf)
-        if a.src is not None:
-            node.src = f"(not {a.src})"
+        node.src = py.not_src(a)
         return node
 
     # -- comparisons -------------------------------------------------------------------
@@ -713,12 +681,8 @@ class _Compiler:
         cmps = [c or COMPARE[op] for c, (op, _p) in zip(checked, ops)]
         node = _make(cl.compare_chain_fn(operands, cmps), BOOL, pos, operands).tag(
             "compare", [op for op, _p in ops])
-        if all(o.src is not None for o in operands) and not any(
-                op in ("in", "not in") for op, _p in ops) and not any(checked):
-            parts = [operands[0].src]
-            for (op, _p), o in zip(ops, operands[1:]):
-                parts += [op, o.src]
-            node.src = "(" + " ".join(parts) + ")"  # type: ignore[arg-type]
+        if not any(checked):
+            node.src = py.compare_src(operands, [op for op, _p in ops])
         return node
 
     def _check_compare(self, op: str, left: Node, right: Node, pos: Pos) -> None:
@@ -826,13 +790,8 @@ class _Compiler:
         if op == "+":
             return a
         node = _make(cl.neg_fn(a), a.type, _pos(op_tok), [a]).tag("neg")
-        if a.src is not None:
-            node.src = f"(-{a.src})"
+        node.src = py.neg_src(a)
         return node
-
-
-#: a constant list this short is scanned by `in` without charging its length
-SHORT_LIST = 64
 
 
 def _empty_list(node: Node) -> bool:
@@ -848,10 +807,7 @@ def _binary_node(op: str, left: Node, right: Node, type_: Type, pos: Pos) -> Nod
     node = _make(cl.binary_fn(op, left, right), type_, pos, [left, right]).tag("binop", op)
     if not node.const and node.err is None:
         node.vf = cl.binary_vf(op, left, right)
-    if left.src is not None and right.src is not None:
-        func = py.SRC_FUNCTION.get(op)
-        node.src = (py.call(func, left.src, right.src) if func is not None
-                    else f"({left.src} {op} {right.src})")
+    node.src = py.binary_src(op, left, right)
     return node
 
 
@@ -891,6 +847,8 @@ def _checked_op(op: str, left: Node, right: Node, type_: Type) -> Callable[[Any,
 
 #: constant texts this short are compared or scanned at no extra charge
 SHORT_TEXT = 64
+#: a constant list this short is scanned by `in` without charging its length
+SHORT_LIST = 64
 
 
 def _short_const(node: Node) -> bool:
