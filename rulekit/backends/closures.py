@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any
 
 from rulekit.expr import runtime
-from rulekit.expr.budget import charged
+from rulekit.expr.budget import MAX_STR, charged
 from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, FUNCTION, SWAPPED
 from rulekit.expr.tree import Fn, Node
 from rulekit.expr.types import BOOL, INT, STR, ListT, is_numeric
@@ -628,3 +628,56 @@ def _binding(
             yield from inner(st, e)
 
     return iterate
+
+
+# -- templates -------------------------------------------------------------------------
+
+
+def template_fn(pieces: list[str | tuple[Fn, Callable[[Any], str]]], short: bool) -> Fn:
+    """One closure for the whole template: head + r1(f1()) + lit1 + r2(f2()) + lit2 ...;
+    the text of many parts is checked for length unless they are all `short`."""
+    head = ""
+    if pieces and isinstance(pieces[0], str):
+        head = pieces[0]
+        pieces = pieces[1:]
+    if not pieces:
+        return lambda st, env: head
+    pairs: list[tuple[Fn, Callable[[Any], str], str]] = []
+    i = 0
+    while i < len(pieces):
+        fn, render = pieces[i]  # type: ignore[misc]
+        tail = ""
+        if i + 1 < len(pieces) and isinstance(pieces[i + 1], str):
+            tail = pieces[i + 1]  # type: ignore[assignment]
+            i += 1
+        pairs.append((fn, render, tail))
+        i += 1
+    if len(pairs) == 1:
+        (f1, r1, t1), = pairs
+        if not head and not t1:
+            return lambda st, env: r1(f1(st, env))
+        return lambda st, env: head + r1(f1(st, env)) + t1
+    if len(pairs) == 2:
+        (f1, r1, t1), (f2, r2, t2) = pairs
+        return lambda st, env: head + r1(f1(st, env)) + t1 + r2(f2(st, env)) + t2
+    frozen = tuple(pairs)
+    if short:
+        def joined(st: Any, env: dict) -> str:
+            out = [head]
+            for f, r, t in frozen:
+                out.append(r(f(st, env)))
+                out.append(t)
+            return "".join(out)
+
+        return joined
+    # each value is a string of at most MAX_STR characters, but many of them are not
+    most = MAX_STR + len(head) + sum(len(t) for _f, _r, t in frozen)
+
+    def template(st: Any, env: dict) -> str:
+        out = [head]
+        for f, r, t in frozen:
+            out.append(r(f(st, env)))
+            out.append(t)
+        return runtime.template_text(most, out)
+
+    return template

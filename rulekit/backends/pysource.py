@@ -22,10 +22,10 @@ from typing import Any
 
 from rulekit.backends import closures
 from rulekit.expr import budget, runtime
-from rulekit.expr.budget import charged
+from rulekit.expr.budget import MAX_STR, charged
 from rulekit.expr.scope import Global
 from rulekit.expr.tree import Gen, Node
-from rulekit.expr.types import INT, ListT
+from rulekit.expr.types import INT, STR, ListT
 from rulekit.text import printable
 
 _NAMES = (f"k{i}" for i in itertools.count())
@@ -417,3 +417,26 @@ def builtin_src(name: str, args: list[Node], gen: Gen | None) -> str | None:
     if name in _PLAIN:
         return call(_PLAIN[name], *srcs)
     return None
+
+
+def template_src(parts: list, short: bool) -> str | None:
+    """A label template as Python source: literals and rendered values joined, checked for
+    length as `closures.template_fn`'s closure does when it has many parts that are not
+    `short`."""
+    out = []
+    literal = 0
+    for part in parts:
+        if isinstance(part, str):
+            out.append(const(part))
+            literal += len(part)
+        else:
+            src, render, type_ = part
+            if src is None:
+                return None
+            out.append(src if type_ is STR else call(render, src))
+    if not out:
+        return const("")
+    if short or sum(1 for p in parts if not isinstance(p, str)) <= 2:
+        return "(" + " + ".join(out) + ")"  # type: ignore[arg-type]
+    return call(runtime.template_text, const(MAX_STR + literal),
+                "(" + ", ".join(out) + ",)")  # type: ignore[arg-type]
