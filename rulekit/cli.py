@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from rulekit.agents import known_agents, make_agent
-from rulekit.bots import DEFAULT_OPPONENT, MAX_ITERATIONS, MAX_SECONDS
+import rulekit.bots
+from rulekit.bots import DEFAULT_OPPONENT, MAX_ITERATIONS, MAX_SECONDS, known_bots
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.files import expand, load_stdin, resolve_game
 from rulekit.terminal import (
@@ -63,7 +63,7 @@ def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[
                                  "random,greedy,mcts:200")
     for name in names:
         try:
-            make_agent(name)
+            rulekit.bots.make(name)
         except RulekitError as exc:
             raise click.BadParameter(str(exc)) from None
     return names
@@ -97,7 +97,7 @@ def _players(game: Any, players: int | None) -> int:
 
 _bots_option = click.option(
     "--bots", default="random", show_default=True, callback=_parse_bots,
-    help=f"bots, comma-separated, assigned to seats in turn ({', '.join(known_agents())}; "
+    help=f"bots, comma-separated, assigned to seats in turn ({', '.join(known_bots())}; "
          "mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s, "
          "mcts:200:greedy)")
 _set_option = click.option(
@@ -450,7 +450,7 @@ class _Recorder(LogFile):
 @click.option("--seat", type=int, default=0, show_default=True, help="the seat you play")
 @click.option(
     "--bots", default=None, callback=_parse_opponents,
-    help=f"your opponents, comma-separated, assigned to seats in turn ({', '.join(known_agents())}"
+    help=f"your opponents, comma-separated, assigned to seats in turn ({', '.join(known_bots())}"
          f"; mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s; at most "
          f"{MAX_ITERATIONS} iterations or {MAX_SECONDS:g} seconds a move); given, they replace "
          f"the bots of the file's levels too  [default: the file's levels; else "
@@ -481,8 +481,8 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
     of input stops the game. A game file with `levels:` is played as a series: each
     level passed opens the next.
     """
-    from rulekit.simulate import derive_seed
     from rulekit.spec.params import parse_set_options
+    from rulekit.studies.play import derive_seed
 
     paint = Paint(colour_wanted(no_color))
     if seed is None:

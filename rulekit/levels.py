@@ -29,7 +29,7 @@ class Level:
 
     def seed(self, series_seed: int) -> int:
         """The level's own seed: every level of a series deals anew."""
-        from rulekit.simulate import derive_seed
+        from rulekit.studies.play import derive_seed
 
         return derive_seed(series_seed, "level", self.number)
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import click
 
-from rulekit.agents import Agent, make_agent
+import rulekit.bots
+from rulekit.bots import Bot
 from rulekit.errors import RulekitError
 from rulekit.layout import (
     columns,
@@ -160,12 +161,12 @@ def echo_description(game: Any, human: int | None) -> None:
 
 
 def seat_agents(n: int, human: int | None, bots: Sequence[str],
-                 ) -> tuple[dict[int, Agent], dict[int, str]]:
+                 ) -> tuple[dict[int, Bot], dict[int, str]]:
     """A bot for every seat but the person's (bots assigned in turn), and each seat's name."""
     from rulekit.levels import bots_in_turn
 
     bot_names = bots_in_turn(n, human, bots)
-    agents: dict[int, Agent] = {s: make_agent(name) for s, name in bot_names.items()}
+    agents: dict[int, Bot] = {s: rulekit.bots.make(name) for s, name in bot_names.items()}
     who = {s: (f"player {s} ({bot_names[s]})" if s in bot_names else f"player {s} (you)")
            for s in range(n)}
     return agents, who
@@ -187,7 +188,7 @@ class Session:
     """
 
     def __init__(self, state: Any, who: dict[int, str], paint: Paint, human: int | None = None,
-                 agents: dict[int, Agent] | None = None, rng: random.Random | None = None,
+                 agents: dict[int, Bot] | None = None, rng: random.Random | None = None,
                  title: str = "", pictures: bool = True) -> None:
         self.state = state
         self.who = who
@@ -744,7 +745,7 @@ def play_levels(game: Any, n: int, seat: int, human: int | None, bots: list[str]
     game with its own seed derived from `seed`.
     """
     from rulekit.levels import levels
-    from rulekit.simulate import derive_seed
+    from rulekit.studies.play import derive_seed
 
     series = levels(game)
     results: list[tuple[Any, int]] = []

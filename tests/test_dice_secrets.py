@@ -13,7 +13,7 @@ import pytest
 from test_cli import run
 
 import rulekit
-from rulekit.agents import GreedyAgent
+from rulekit.bots import GreedyAgent
 from rulekit.errors import ChanceError, GameFileError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "games" / "examples"

@@ -15,10 +15,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 import rulekit
-from rulekit.agents import make_agent
 from rulekit.cli import main
 from rulekit.replay import read_log, rebuild
-from rulekit.simulate import derive_seed, play_game
+from rulekit.studies.play import derive_seed, play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 QWIXX = str(ROOT / "games" / "qwixx.yaml")
@@ -237,7 +236,7 @@ def api_scores(file: str, players: int, bots: list[str], seed: int, level: int |
     rng = random.Random(derive_seed(seed, "bots", "play", level) if level
                         else derive_seed(seed, "bots", "play"))
     state = game.new_game(players=players, seed=game_seed)
-    play_game(state, [make_agent(bots[s % len(bots)]) for s in range(players)], rng)
+    play_game(state, [rulekit.bots.make(bots[s % len(bots)]) for s in range(players)], rng)
     return state.scores()
 
 

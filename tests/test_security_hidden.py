@@ -18,8 +18,8 @@ import pytest
 from test_cli import run
 
 import rulekit
-from rulekit.agents import GreedyAgent
-from rulekit.simulate import derive_seed
+from rulekit.bots import GreedyAgent
+from rulekit.studies.play import derive_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMINO7 = ROOT / "games" / "domino7.yaml"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import rulekit
-from rulekit.agents import GreedyAgent, RandomAgent, known_agents, make_agent
+from rulekit.bots import GreedyAgent, RandomAgent
 from rulekit.errors import FlowError, RulekitError
 from rulekit.studies.play import derive_seed, seat_bots
 from rulekit.studies.simulate import simulate
@@ -174,13 +174,13 @@ def test_bad_arguments_are_user_errors(kwargs: dict, message: str) -> None:
         simulate(FakeGame(), **args)
 
 
-# ---- agents -----------------------------------------------------------------------------------
-def test_make_agent_knows_random_greedy_and_mcts() -> None:
-    assert known_agents() == ["greedy", "mcts", "random"]
-    assert isinstance(make_agent("random"), RandomAgent)
-    assert isinstance(make_agent(" Greedy "), GreedyAgent)
+# ---- bots -------------------------------------------------------------------------------------
+def test_make_knows_random_greedy_and_mcts() -> None:
+    assert rulekit.bots.known_bots() == ["greedy", "mcts", "random"]
+    assert isinstance(rulekit.bots.make("random"), RandomAgent)
+    assert isinstance(rulekit.bots.make(" Greedy "), GreedyAgent)
     with pytest.raises(RulekitError, match="known bots: greedy, mcts, random"):
-        make_agent("minimax")
+        rulekit.bots.make("minimax")
 
 
 def test_greedy_prefers_the_margin_and_breaks_ties_at_random() -> None:

@@ -517,7 +517,7 @@ EASY_HARD = ("  - {name: Easy, min_score: -10000, bots: random}\n"
 
 def test_levels_are_played_as_a_series_with_each_levels_bots_and_verdict(tmp_path: Path,
                                                                           ) -> None:
-    from rulekit.simulate import derive_seed
+    from rulekit.studies.play import derive_seed
 
     c = series_client(tmp_path, EASY_HARD)
     r = c.post("/api/games", json={"game": "series", "seats": ["human", "greedy", "greedy",

@@ -24,7 +24,6 @@ from rulekit.backends import pysource
 from rulekit.engine.labels import JOIN_PARTS, LabelForm, distinct_keys, label_of
 from rulekit.engine.state import RUNTIME_ERRORS, _failed, end_condition
 from rulekit.engine.steps import (
-    MAX_INT,
     MAX_TRIGGER_FIRINGS,
     Action,
     Effects,
@@ -33,7 +32,7 @@ from rulekit.engine.steps import (
     log_too_long,
 )
 from rulekit.expr import Compiled, budget
-from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
+from rulekit.expr.budget import MAX_INT, MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
 from rulekit.expr.scope import Scope
 
 #: False: every part runs on the closure path (the differential tests compare both)

@@ -9,12 +9,52 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rulekit.expr import ObjT, Scope, Type
 
 if TYPE_CHECKING:
-    from rulekit.engine.build import Builder
+    from rulekit.expr import Compiled
+    from rulekit.spec.source import Path_, Source
+
+
+class CompiledStep(Protocol):
+    """A step of the flow as the engine compiled it; a kind runs those that only have effects."""
+
+    pure: bool
+
+    def run(self, st: Any, env: dict) -> bool: ...
+
+
+class Builder(Protocol):
+    """What a kind uses of the engine's `Builder` while a game loads.
+
+    It is declared here so that the building blocks stay below the engine: they are
+    handed a builder and never import it.
+    """
+
+    src: Source
+    params: dict[str, Any]
+    #: the component's path in the document
+    path: Path_
+    #: the type of `player` (known before `Kind.compile` runs)
+    player_t: ObjT
+    #: (path, list of steps, scope) -> the compiled steps
+    compile_steps: Callable[[Path_, Any, Scope], tuple[CompiledStep, ...]]
+
+    def error(self, path: Path_, message: str, hint: str | None = None,
+              key: bool = False) -> None: ...
+
+    def unknown(self, path: Path_, what: str, name: str, known: list[str],
+                key: bool = False) -> None: ...
+
+    def where(self, path: Path_) -> str: ...
+
+    def expr(self, path: Path_, value: Any, scope: Scope, expect: Type | None = None,
+             key: bool = False) -> Compiled | None: ...
+
+    def fn(self, path: Path_, value: Any, scope: Scope,
+           expect: Type | None = None) -> Callable[[Any, dict], Any]: ...
 
 
 @dataclass

@@ -14,10 +14,9 @@ from typing import Any
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value, key_list
 from rulekit.components.markup import esc
-from rulekit.engine.steps import MAX_INT
 from rulekit.errors import PieceError
 from rulekit.expr import ANY, BOOL, INT, STR, ListT, Method, ObjT, Type
-from rulekit.expr.budget import MAX_STR, charge
+from rulekit.expr.budget import MAX_INT, MAX_STR, charge
 
 #: the item types a container may hold, by the name the file gives
 ITEM_TYPES: dict[str, tuple[Type, type]] = {"int": (INT, int), "str": (STR, str),

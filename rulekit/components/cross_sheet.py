@@ -12,7 +12,6 @@ from typing import Any
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.fixed import fixed_value
 from rulekit.components.markup import colour_style, esc
-from rulekit.engine.steps import run_pure
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
 
@@ -81,8 +80,9 @@ class RowView:
             if not s[2][r]:
                 s[2][r] = True
                 if kind.on_lock:
-                    run_pure(kind.on_lock, self.st, {"row": self,
-                                                     "player": self.st.players[seat]})
+                    env = {"row": self, "player": self.st.players[seat]}
+                    for step in kind.on_lock:  # effects only (checked when the game loads)
+                        step.run(self.st, env)
 
     def _rebind(self, st: Any) -> RowView:
         return st.players[self.seat].view_of(self.kind).rows[self.r]

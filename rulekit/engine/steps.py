@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulekit.errors import EndlessFlowError, FlowError, NoOptionError
-from rulekit.expr.budget import MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
+from rulekit.expr.budget import MAX_INT, MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
 
 if TYPE_CHECKING:
     from rulekit.engine.state import State
@@ -23,9 +23,6 @@ Fn = Callable[[Any, dict], Any]
 
 #: how often a trigger may fire after one step before it counts as a loop that never ends
 MAX_TRIGGER_FIRINGS = 100
-
-#: whole numbers of variables stay below this (30 digits): beyond, they grow without end
-MAX_INT = 10**30
 
 
 class Step:
@@ -42,11 +39,6 @@ class Step:
     def run(self, st: State, env: dict) -> bool:
         """Run; True when the game now waits for a decision or chance outcome."""
         raise NotImplementedError
-
-
-def run_pure(steps: tuple[Step, ...], st: State, env: dict) -> None:
-    for step in steps:
-        step.run(st, env)
 
 
 class SeqFrame:

@@ -39,6 +39,9 @@ MAX_LIST = 100_000
 MAX_TREE = 1_000_000
 #: the most bits a whole number may have: about 300 decimal digits
 MAX_INT_BITS = 1_000
+#: whole numbers stored in variables and containers stay below this (30 digits): beyond,
+#: they grow without end
+MAX_INT = 10**30
 #: the most options one decision may offer
 MAX_OPTIONS = 10_000
 #: the most characters of `say` lines one game may log

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rulekit.agents import Agent, make_agent
+from rulekit.bots import Bot as Agent
+from rulekit.bots import make as make_agent
 from rulekit.bots.random_bot import RandomAgent
 from rulekit.errors import FlowError
 

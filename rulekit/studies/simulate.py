@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rulekit.agents import make_agent
+from rulekit.bots import make as make_agent
 from rulekit.errors import RulekitError
 from rulekit.studies.runner import Plan, Progress, run
 from rulekit.studies.stats import Rate, Ratio, Tally, significant

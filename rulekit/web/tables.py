@@ -152,7 +152,7 @@ class Table:
 
     def advance(self) -> None:
         """Let chance and the bots move until a person must decide or the game is over."""
-        from rulekit.simulate import derive_seed
+        from rulekit.studies.play import derive_seed
 
         st = self.state
         while not st.is_over:
