@@ -238,16 +238,33 @@ def schema() -> None:
 # ---- compile -----------------------------------------------------------------------------------
 @main.command("compile")
 @click.argument("file", type=click.Path())
+@click.option("--backend", type=click.Choice(["source", "flat"]), default="source",
+              show_default=True,
+              help="source: the hot parts as Python over the engine's state; flat: the "
+                   "game's random play as one function over plain lists, or why not")
 @_set_option
 @_extends_option
-def compile_(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...]) -> None:
+def compile_(file: str, backend: str, sets: tuple[str, ...],
+             extends_roots: tuple[str, ...]) -> None:
     """Show the Python code generated for FILE's hot parts, for debugging a game's speed.
 
     Each function is headed by the place in the file it comes from; parts not shown run
-    on the engine's general (slower) path.
+    on the engine's general (slower) path. With `--backend flat`, the module of the flat
+    backend, which random playouts take, or the reason the game keeps the general path.
     """
     with _user_errors():
         game = _load(file, sets, extends_roots)
+        if backend == "flat":
+            from rulekit.backends import flat
+            made, text = flat.build(game)
+            if made is None:
+                click.echo(f"# {printable(file)}: random play takes the engine's path; not in "
+                           f"the flat backend yet: {printable(text)}")
+            else:
+                click.echo(f"# {printable(file)}: random play from a turn's chance step "
+                           "takes this function")
+                click.echo(printable(text, newlines=True))
+            return
         if not game.generated:
             click.echo(f"# {printable(file)}: no part of this game is generated code")
         for source in game.generated:

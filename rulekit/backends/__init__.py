@@ -13,5 +13,7 @@ before it.
   triggers, the checks after a step, defines) as generated functions written from the
   expressions' source, when the game loads (`rulekit compile FILE` shows them).
 - `flowgen`: the turns of random play as generated functions, one per block of steps.
-- `flat` (to come): the state as plain ints and lists, for playouts, copies and search.
+- `flat`: a game's whole random play as one generated function over plain lists and
+  ints (the components' lists, the players' variables), where it covers the game;
+  `rulekit compile --backend flat FILE` shows it or says why not.
 """

@@ -206,10 +206,11 @@ class CrossSheet(Kind):
             self.index_of.append({v: i for i, v in enumerate(cells)})
             self.last_index.append(len(cells) - 1)
         inner = scope.with_locals(row=self.row_t, player=b.player_t)
-        self.last_needs = None
+        self.last_needs = self.last_needs_c = None
         if "last_needs" in self.config:
-            self.last_needs = b.fn(b.path + ("last_needs",), self.config["last_needs"], inner,
-                                   BOOL)
+            c = b.expr(b.path + ("last_needs",), self.config["last_needs"], inner, BOOL)
+            self.last_needs_c = c  # the checked tree, for the flat backend
+            self.last_needs = c.fn if c is not None else (lambda st, env: False)
         self.on_lock = b.compile_steps(b.path + ("on_lock",), self.config.get("on_lock") or [],
                                        inner)
         if any(not s.pure for s in self.on_lock):
@@ -295,3 +296,96 @@ class CrossSheet(Kind):
                         f"<th>{esc(name)}</th>{''.join(cells)}"
                         f'<td class="count">{count[player][r]}</td></tr>')
         return f'<table class="sheet">{"".join(rows)}</table>'
+
+    # ---- the flat backend (rulekit/backends/flat.py): the sheets as their own lists ------------
+    def flat_types(self) -> list:
+        return [self.row_t, self.sheet_t, self.sheets_t]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"x{i}last, x{i}cnt, x{i}lock, x{i}mask = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        for part in (0, 1, 3):
+            for now, then in zip(s[part], old[part]):
+                now[:] = then
+        s[2][:] = old[2]
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        i = int(self.index)
+        c = gen.w.c
+        rows = len(self.row_names)
+        if base.type is self.sheets_t:
+            if name == "locked":
+                v = gen.value(f"[nm for nm, lk in zip({c(self.row_names)}, x{i}lock) if lk]", type_,
+                      size=rows)
+                v.length = f"x{i}lock.count(True)"
+                return v
+            if name == "rows":
+                return gen.value(f"list({c(self.row_names)})", type_, size=rows)
+        elif base.type is self.sheet_t:
+            if name == "rows":
+                return gen.value(c(range(rows)), type_, size=rows,
+                         elem=gen.value(None, self.row_t, self, base.seat))
+            if name == "crosses":
+                return gen.value(f"sum(x{i}cnt[{base.seat}])", type_)
+        elif base.type is self.row_t:
+            r, seat = base.need(), base.seat
+            if name == "name":
+                return gen.value(f"{c(self.row_names)}[{r}]", type_)
+            if name == "crosses":
+                return gen.value(f"x{i}cnt[{seat}][{r}]", type_)
+            if name == "locked":
+                return gen.value(f"x{i}lock[{r}]", type_)
+            if name == "cells":
+                return gen.value(f"list({c(self.cells)}[{r}])", type_,
+                                 size=max(map(len, self.cells)))
+        raise gen.uncovered(f"{base.type.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered(f"{base.type.name}[...]")
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list,
+                     type_: Any) -> Any:
+        """`row.can_cross(v)`, as RowView.can_cross decides it."""
+        if base.type is not self.row_t or name != "can_cross":
+            raise gen.uncovered(f"{base.type.name}.{name}()")
+        i = int(self.index)
+        c = gen.w.c
+        r, seat = base.need(), base.seat
+        j = gen.w.t("j")
+        test = (f"(not x{i}lock[{r}] and ({j} := {c(self.index_of)}[{r}].get({args[0].need()}, -1))"
+                f" > x{i}last[{seat}][{r}]")
+        if self.last_needs_c is not None:
+            env = {"row": base, "player": gen.value(seat, gen.player_type)}
+            need = gen.expr(self.last_needs_c, env).need()
+            test += f" and ({j} != {c(self.last_index)}[{r}] or bool({need}))"
+        return gen.value(test + ")", type_)
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list,
+                     env: dict, d: int) -> None:
+        """`cross`, as RowView._cross does it, the lock's `on_lock` steps written in place."""
+        if method != "_cross":
+            raise gen.uncovered(f"the sheet's effect {method.lstrip('_')}")
+        i = int(self.index)
+        w = gen.w
+        c = w.c
+        r = w.t("r")
+        s = w.t("q")
+        j = w.t("j")
+        w.add(d, f"{r} = {target.need()}")
+        w.add(d, f"{s} = {target.seat}")
+        w.add(d, f"{j} = {c(self.index_of)}[{r}].get({args[0].need()})")
+        w.add(d, f"if {j} is not None:")
+        w.add(d + 1, f"x{i}last[{s}][{r}] = {j}")
+        w.add(d + 1, f"x{i}cnt[{s}][{r}] += 1")
+        w.add(d + 1, f"x{i}mask[{s}][{r}] |= 1 << {j}")
+        if self.lock:
+            w.add(d + 1, f"if {j} == {c(self.last_index)}[{r}]:")
+            w.add(d + 2, f"x{i}cnt[{s}][{r}] += {int(self.lock_crosses)}")
+            w.add(d + 2, f"if not x{i}lock[{r}]:")
+            w.add(d + 3, f"x{i}lock[{r}] = True")
+            inner = {"row": gen.value(r, self.row_t, self, s),
+                     "player": gen.value(s, gen.player_type)}
+            gen.steps(tuple(self.on_lock), inner, d + 3, False)
+            w.add(d + 3, "pass")

@@ -458,6 +458,61 @@ class Dice(Kind):
             faces[pos[name]] = face
         view.s[2] = None
 
+    # ---- the flat backend (rulekit/backends/flat.py): the game's dice as its own lists ---------
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        if self.per_player:
+            raise gen.uncovered("dice that are `per: player`")
+        i = int(self.index)
+        return [f"d{i} = comps[{i}]", f"d{i}f = d{i}[0]", f"d{i}p = d{i}[1]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        s[0][:] = old[0]
+        s[1][:] = old[1]
+        s[2] = old[2]
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        if name in self.pos and name in self.type.inline:
+            return gen.value(f"d{int(self.index)}f[{self.pos[name]}]", type_)
+        raise gen.uncovered(f"dice.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        # a name that is no die fails as the view's lookup does: the machine plays the game
+        return gen.value(f"d{int(self.index)}f[{gen.w.c(self.pos)}[{key.need()}]]", type_)
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        raise gen.uncovered(f"dice.{name}()")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                     d: int) -> None:
+        i = int(self.index)
+        w = gen.w
+        if method in ("_remove", "_restore"):
+            # a name that is no die: a KeyError, and the machine plays the game (PieceError)
+            w.add(d, f"d{i}p[{w.c(self.pos)}[{args[0].need()}]] = {method == '_restore'}")
+            return
+        raise gen.uncovered(f"the dice's effect {method.lstrip('_')}")
+
+    def flat_chance(self, gen: Any, name: str, d: int) -> None:
+        """`roll`, as `_draw` rolls: each die rolled in order, one draw each."""
+        if name != "roll":
+            raise gen.uncovered(f"`{name}` of dice")
+        i = int(self.index)
+        w = gen.w
+        w.add(d, f"m = d{i}[2]")
+        w.add(d, f"r = d{i}p if m is None else m")
+        w.add(d, "if log is not None:")
+        w.add(d + 1, "o = {}")
+        for pos, n, sides in self.dice:
+            w.add(d + 1, f"if r[{pos}]: o[{w.c(n)}] = d{i}f[{pos}] = int(rand() * {sides}) + 1")
+        w.add(d + 1, f"log.append({{'chance': {w.c(name)}, 'outcome': o}})")
+        w.add(d, "else:")
+        for pos, _n, sides in self.dice:
+            w.add(d + 1, f"if r[{pos}]: d{i}f[{pos}] = int(rand() * {sides}) + 1")
+        w.add(d, f"d{i}[2] = None")
+
 
 Dice.chances = {
     "roll": Chance(

@@ -561,6 +561,7 @@ class GameBuild:
                           self.mask(c.reads if c is not None else None), b.where(path)))
             checked.append(c)
         out["end_conditions"] = conds
+        out["end_checked"] = checked  # the checked trees, for the flat backend
         # every bit some check reads: a change to none of them checks nothing
         check_mask = 0
         for m in [t.mask for t in triggers] + [m for _r, _f, m, _w in conds]:
@@ -575,7 +576,9 @@ class GameBuild:
         if made is not None:
             self.generated.append(made[1])
         out["check_effects"] = self.check_effects
-        out["score"] = b.fn(("score",), data.get("score", 0), self.pscope, NUM)
+        score = b.expr(("score",), data.get("score", 0), self.pscope, NUM)
+        out["score"] = score.fn if score is not None else _broken
+        out["score_checked"] = score
         out["zero_sum"] = bool(data.get("zero_sum", False))
         out["score_where"] = b.where(("score",))
         # what the end adds, in named parts: part of the score once the game is over
@@ -1190,7 +1193,8 @@ class GameBuild:
             option.steps = tuple(option.steps)
         if b.diags or label is None or ("if" in opt and cond is None):
             return option, None
-        return option, (outer, scope, iterate, lets, cond, label, option.steps, b.where(path))
+        option.parts = (outer, scope, iterate, lets, cond, label, option.steps, b.where(path))
+        return option, option.parts
 
     def generators(self, made: list[tuple[S.Option, tuple | None]], pass_label: Any) -> None:
         """The generated code of a decision's options. An only option whose label joins

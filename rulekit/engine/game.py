@@ -38,6 +38,13 @@ class Game:
         self.levels: list[dict] = list(src.data.get("levels") or [])
 
     @functools.cached_property
+    def flat(self) -> Any:
+        """The game's flat random play (rulekit.backends.flat), None where it does not
+        cover the game; made when a playout first asks for it."""
+        from rulekit.backends import flat
+        return flat.build(self)[0] if flat.ENABLED else None
+
+    @functools.cached_property
     def hides_information(self) -> bool:
         """Whether a component hides something from some seats (hands, a stock, secret dice);
         asked at every preview and copy, and the components never change."""

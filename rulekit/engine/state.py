@@ -305,10 +305,12 @@ class State:
         return self._playout(rng, decisions, value).made
 
     def _playout(self, rng: random.Random, decisions: int | None,
-                 value: Callable[[list, int], float] | None, study: bool = False) -> Play:
+                 value: Callable[[list, int], float] | None, study: bool = False,
+                 log: bool = True) -> Play:
         """`playout`; with `study`, the game of random bots that draw with
         `rng.choice(legal_actions())` (a decision of one option draws too), the options
-        counted in the Play returned."""
+        counted in the Play returned. Without `log`, the moves the flat backend plays are
+        not written in the log (a study that reads only the counts and scores)."""
         left = -1 if decisions is None else decisions
         per_call = budget.WORK_PER_CALL
         meter = budget.meter()
@@ -322,6 +324,11 @@ class State:
         moving, rolling = _CALLS["apply"], _CALLS["resolve_chance"]
         game = self.game
         play = Play(0, randrange, left, game.turn_bounds[self.n] if game.turns else [], study)
+        if value is None and left < 0 and game.flat is not None:
+            done = game.flat.play(self, rng, randrange, study, log)
+            if done is not None:
+                play.made, play.options, play.most = done
+                return play
         # random moves: the game's generated turns play the turns the playout cannot stop
         # within (see backends.flowgen)
         self._playing = play if value is None and game.turns else True

@@ -434,6 +434,9 @@ class Option:
         self.cond = cond
         self.label = label
         self.steps = Effects(steps) if steps and all(s.pure for s in steps) else steps
+        #: what the option is compiled from (scopes, for, lets, if, label, steps, where):
+        #: what generated code is written from; None when a part failed to compile
+        self.parts: tuple | None = None
         self.generate = self._specialise()
         #: the options as records `(key, make, payload)` (see Decision), for random play
         self.records = self._as_records

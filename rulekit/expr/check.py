@@ -1224,6 +1224,7 @@ def compile_bindings(
         clauses: list[tuple[str, Fn]] = []
         srcs: list[tuple[str, str, str | None]] = []
         promises: list[tuple[bool, tuple[int, int] | None]] = []
+        nodes: list[tuple[str, Node]] = []
         guards: list[tuple[str, str] | None] = []
         consts: dict[str, Any] = {}
         reads: frozenset[str] | None = frozenset()  # what the lists looped over depend on
@@ -1243,6 +1244,7 @@ def compile_bindings(
             if node.err is not None:
                 raise node.err
             elem = compiler.elem_type(node)
+            nodes.append((name, node))
             clauses.append((name, metered(node.iter_fn or node.fn)))
             reads = None if reads is None or node.reads is None else reads | node.reads
             inner = inner.with_local(name, elem, node.reads)
@@ -1257,6 +1259,7 @@ def compile_bindings(
         # clauses over `xs if c else []`: (c, xs) as source (see Node.guard)
         iterate.guards = tuple(guards)  # type: ignore[attr-defined]
         iterate.consts = consts  # type: ignore[attr-defined]
+        iterate.nodes = tuple(nodes)  # type: ignore[attr-defined]  # each clause's tree
         iterate.reads = reads  # type: ignore[attr-defined]
         return iterate, inner
 

@@ -68,13 +68,15 @@ def play_game(state: State, agents: Sequence[Agent], rng: random.Random) -> int:
     return _play(state, agents, rng)[0]
 
 
-def _play(state: State, agents: Sequence[Agent], rng: random.Random) -> tuple[int, int, int]:
-    """Play to the end; (decisions, options summed over decisions, most options at once)."""
+def _play(state: State, agents: Sequence[Agent], rng: random.Random,
+          log: bool = True) -> tuple[int, int, int]:
+    """Play to the end; (decisions, options summed over decisions, most options at once).
+    Without `log`, random bots' games may leave moves out of the log (nobody reads it)."""
     fast = getattr(state, "_playout", None)  # a State of the engine (not a stand-in)
     if fast is not None and all(type(a) is RandomAgent for a in agents):
         # random bots only: the same game as their `choose` through the API, played on
         # the engine's fast path of random play
-        play = fast(rng, None, None, study=True)
+        play = fast(rng, None, None, study=True, log=log)
         return play.made, play.options, play.most
     decisions = options = most = 0
     while not state.is_over:
@@ -104,7 +106,7 @@ def play_one(game: Game, players: int, bots: Sequence[str], seed: int, index: in
     rng = random.Random(bots_seed)
     state = game.new_game(players=players, seed=game_seed)
     try:
-        decisions, options, most = _play(state, agents, rng)
+        decisions, options, most = _play(state, agents, rng, log=False)
         scores, winners = state.scores(), state.winners()
     except FlowError as exc:
         raise FlowError(f"game {index} (seed {game_seed}, bots {', '.join(names)}): "

@@ -1,0 +1,866 @@
+"""The flat backend: a game's random play as one generated function over plain lists.
+
+Where today's generated turns (flowgen) still run the engine's general machine (views,
+option records, the work meter per decision, change bits, a check after every step that
+changed something), the flat backend writes a game's whole random play, from a turn's
+chance step to the end, as straight-line code over the components' own lists, the
+players' variables as one list each, and ints: options are tuples in a list, a pick is
+one draw, the end conditions are tested after the steps that may change what they read.
+
+It plays the games the machine plays, draw for draw, and it gives a game back rather
+than ever playing it differently: it works on a copy of what it changes and keeps both
+RNGs' states, and whatever the machine would have stopped on (a budget that might run
+out, an error, a step it does not cover) makes it hand the untouched state back, so the
+machine plays that game instead and fails with its own located message. The work budget
+is kept by a bound: every step is charged a cost computed from the game's structure
+(the longest lists it loops over), which is far above what the machine's meter charges.
+
+A game it does not cover (a building block without a flat form, a step it has no code
+for) keeps the machine's path; `rulekit compile --backend flat FILE` shows the module or
+says why not. Every name in the source is the generator's own and every value from the
+file is a constant, as in the other backends.
+
+The intermediate form is the writer's: lines over named lists and ints, with the
+building blocks' reads and effects given as expressions of those lists by each kind's
+`flat_*` methods, so that a native emitter can follow the same plan.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from typing import Any
+
+from rulekit.backends import pysource
+from rulekit.engine import labels
+from rulekit.engine import steps as S
+from rulekit.expr import budget, runtime
+from rulekit.expr.types import BOOL, INT, STR, ListT, ObjT, Type
+
+#: False: playouts run on the machine's path (the differential tests compare both)
+ENABLED = True
+#: the most lines a game's flat function may have (a game of very many options: the machine)
+MOST_LINES = 4000
+#: what a step is charged against the work budget, per element of the longest loop it runs
+UNITS_PER_ELEMENT = 100
+#: what a step is charged at least
+UNITS_PER_STEP = 1000
+
+
+class Uncovered(Exception):
+    """Something the flat backend does not cover: the game keeps the machine's path."""
+
+
+class GiveBack(Exception):
+    """Raised in a flat game: the machine plays this game instead (its state untouched)."""
+
+
+class V:
+    """A value in the flat code: its source, its type, and for a building block (or a part
+    of one, such as a row) the kind it belongs to, the source of its owner's seat, and its
+    static size when it is a list the code loops over."""
+
+    __slots__ = ("src", "type", "kind", "seat", "size", "elem", "length")
+
+    def __init__(self, src: str | None, type_: Type, kind: Any = None, seat: str | None = None,
+                 size: int | None = None, elem: V | None = None) -> None:
+        self.src = src
+        self.type = type_
+        self.kind = kind
+        self.seat = seat
+        self.size = size
+        self.elem = elem  # what an element of this list is like (kind, seat), if known
+        self.length: str | None = None  # the list's length without building it, if known
+
+    def need(self) -> str:
+        if self.src is None:
+            raise Uncovered(f"a {getattr(self.type, 'name', '?')} used as a value")
+        return self.src
+
+
+def _check_int(x: Any) -> Any:
+    """A variable's new value, as SetVar checks it: out of range, the machine says so."""
+    if x.__class__ is int:
+        if not -S.MAX_INT < x < S.MAX_INT:
+            raise GiveBack
+    elif x.__class__ is float and not math.isfinite(x):
+        raise GiveBack
+    return x
+
+
+class FlatGame:
+    """A game's flat play: `play(st, rng, randrange, study)` plays `st` (at a turn's chance
+    step) to the end and returns (decisions, options, most options), or None when the
+    machine must play it; `source` is the module."""
+
+    def __init__(self, source: str, play: Any, entries: frozenset[int]) -> None:
+        self.source = source
+        self.consts: dict[str, Any] = {}
+        self.entries = entries
+        self._play = play
+
+    def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
+             logging: bool = True) -> tuple[int, int, int] | None:
+        stack = st._stack
+        if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
+            return None
+        top = stack[0]
+        i = top.i - 1
+        if (top.role != "turn" or st._pending is not None or i not in self.entries
+                or st._pending_chance is not top.steps[i] or st._ending
+                or st._next_seat is not None):
+            return None
+        grng = st.rng or st._new_rng()
+        gstate, pstate = grng.getstate(), rng.getstate()
+        try:
+            return self._play(st, grng, randrange, study, logging, i)
+        except GiveBack:
+            pass
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError,
+                budget.BudgetExceeded):
+            pass
+        grng.setstate(gstate)
+        rng.setstate(pstate)
+        return None
+
+
+class _Writer:
+    """The generated function's lines, its constants and its temporaries."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self._ids: dict[int, str] = {}
+        self.n = 0
+
+    def c(self, value: Any) -> str:
+        """A module constant holding value (every value from the file goes through here)."""
+        if value is None or value is True or value is False:
+            return repr(value)
+        if value.__class__ is int:
+            return f"({value})"
+        name = self._ids.get(id(value))
+        if name is None:
+            name = self._ids[id(value)] = f"K{len(self._ids)}"
+            self.consts[name] = value
+        return name
+
+    def t(self, stem: str = "t") -> str:
+        self.n += 1
+        return f"{stem}{self.n}"
+
+    def add(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+        if len(self.lines) > MOST_LINES:
+            raise Uncovered("a game this large: more than "
+                            f"{MOST_LINES} lines of flat code")
+
+
+class _Gen:
+    """Writes one game's flat play."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+        self.w = _Writer()
+        self.kinds = {}
+        for kind in game.components:
+            if not hasattr(kind, "flat_types"):
+                raise Uncovered(f"component '{kind.name}' ({kind.kind})")
+            for t in kind.flat_types():
+                self.kinds[id(t)] = kind
+        self.pvar_names = list(game.pvar_init)
+        self.gvar_names = list(game.gvar_init)
+        self.longest = 1  # the most elements a step loops over (for the work bound)
+        self.end = [(reason, c, mask) for (reason, _f, mask, _w), c in
+                    zip(game.end_conditions, game.end_checked, strict=True)]
+        self.player_type = game.scope.globals["active"].type
+
+    # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
+    @staticmethod
+    def value(src: str | None, type_: Type, kind: Any = None, seat: str | None = None,
+              size: int | None = None, elem: V | None = None) -> V:
+        return V(src, type_, kind, seat, size, elem)
+
+    @staticmethod
+    def uncovered(what: str) -> Uncovered:
+        return Uncovered(what)
+
+    # ---- expressions ---------------------------------------------------------------------
+    def ex(self, node: Any, env: dict[str, V]) -> V:
+        op = node.op
+        if op == "const":
+            return self.const(node.value, node.type)
+        handler = getattr(self, "_" + op, None)
+        if handler is None:
+            raise Uncovered(f"the expression form '{op}'")
+        return handler(node, env)
+
+    def const(self, value: Any, type_: Type) -> V:
+        size = len(value) if isinstance(value, list) else None
+        return V(self.w.c(value), type_, size=size)
+
+    def _local(self, node: Any, env: dict[str, V]) -> V:
+        v = env.get(node.data)
+        if v is None:
+            raise Uncovered(f"the name '{node.data}' here")
+        return v
+
+    def _global(self, node: Any, env: dict[str, V]) -> V:
+        name, glob = node.data
+        src = glob.src
+        if src == "st.players":
+            return V("PLAYERS", node.type, size=self.game.max_players,
+                     elem=V(None, node.type.elem))
+        if src == "st.players[st.active]":
+            return V("active", node.type)
+        if src == "st.turn":
+            return V("turn", INT)
+        if src == "st.round":
+            return V("rnd", INT)
+        if src == "st.n":
+            return V("n", INT)
+        if glob.var is not None:
+            return V(f"g{self.gvar_names.index(glob.var)}", node.type)
+        kind = self.kinds.get(id(node.type))
+        if kind is not None and src == f"st.gviews[{int(kind.index)}]":
+            return V(None, node.type, kind)
+        raise Uncovered(f"the name '{name}'")
+
+    def _attr(self, node: Any, env: dict[str, V]) -> V:
+        base = self.ex(node.kids[0], env)
+        name = node.data
+        t = base.type
+        if isinstance(t, ObjT) and t.name == "Player" and base.kind is None:
+            seat = base.need()
+            if name == "seat":
+                return V(seat, INT)
+            if t.stored.get(name) == "vars":
+                return V(f"p{self.pvar_names.index(name)}[{seat}]", node.type)
+            if name == "is_active":
+                return V(f"({seat} == active)", BOOL)
+            if name == "is_start":
+                return V(f"({seat} == start)", BOOL)
+            kind = self.kinds.get(id(node.type))
+            if kind is not None:
+                return V(None, node.type, kind, seat)
+            raise Uncovered(f"a player's '{name}'")
+        if base.kind is not None:
+            return base.kind.flat_attr(self, base, name, node.type)
+        raise Uncovered(f"the attribute '{name}' of {getattr(t, 'name', t)}")
+
+    def _index(self, node: Any, env: dict[str, V]) -> V:
+        base = self.ex(node.kids[0], env)
+        key = self.ex(node.kids[1], env)
+        if base.kind is not None:
+            return base.kind.flat_index(self, base, key, node.type)
+        return V(f"{base.need()}[{key.need()}]", node.type)
+
+    def _method(self, node: Any, env: dict[str, V]) -> V:
+        base = self.ex(node.kids[0], env)
+        args = [self.ex(k, env) for k in node.kids[1:]]
+        if base.kind is None:
+            raise Uncovered(f"the method '{node.data}'")
+        return base.kind.flat_method(self, base, node.data, args, node.type)
+
+    def _list(self, node: Any, env: dict[str, V]) -> V:
+        items = [self.ex(k, env).need() for k in node.kids]
+        return V("[" + ", ".join(items) + "]", node.type, size=len(items))
+
+    def _cond(self, node: Any, env: dict[str, V]) -> V:
+        a, c, b = (self.ex(k, env) for k in node.kids)
+        return V(f"({a.need()} if {c.need()} else {b.need()})", node.type,
+                 size=max(a.size or 0, b.size or 0) or None)
+
+    def _and(self, node: Any, env: dict[str, V]) -> V:
+        return self._boolop(node, env, " and ")
+
+    def _or(self, node: Any, env: dict[str, V]) -> V:
+        return self._boolop(node, env, " or ")
+
+    def _boolop(self, node: Any, env: dict[str, V], word: str) -> V:
+        parts = []
+        for k in node.kids:
+            v = self.ex(k, env)
+            parts.append(v.need() if k.type is BOOL else f"bool({v.need()})")
+        return V("(" + word.join(parts) + ")", BOOL)
+
+    def _not(self, node: Any, env: dict[str, V]) -> V:
+        return V(f"(not {self.ex(node.kids[0], env).need()})", BOOL)
+
+    def _neg(self, node: Any, env: dict[str, V]) -> V:
+        return V(f"(-{self.ex(node.kids[0], env).need()})", node.type)
+
+    _PLAIN = {"+", "-", "*", "//", "%", "==", "!=", "<", "<=", ">", ">="}
+
+    def _binop(self, node: Any, env: dict[str, V]) -> V:
+        op = node.data
+        left, right = (self.ex(k, env) for k in node.kids)
+        plain = (INT, BOOL)
+        if op in self._PLAIN and left.type in plain and right.type in plain:
+            return V(f"({left.need()} {op} {right.need()})", node.type)
+        if op in ("==", "!=") and left.type is STR and right.type is STR:
+            return V(f"({left.need()} {op} {right.need()})", node.type)
+        if op in ("in", "not in") and isinstance(right.type, ListT) and left.type in (
+                INT, STR, BOOL):
+            return V(f"({left.need()} {op} {right.need()})", node.type)
+        raise Uncovered(f"'{op}' on {left.type.name} and {right.type.name}")
+
+    def _compare(self, node: Any, env: dict[str, V]) -> V:
+        vals = [self.ex(k, env) for k in node.kids]
+        if any(v.type not in (INT, BOOL) for v in vals) or any(
+                op not in self._PLAIN for op in node.data):
+            raise Uncovered("a chained comparison of these values")
+        parts = [vals[0].need()]
+        for op, v in zip(node.data, vals[1:]):
+            parts += [op, v.need()]
+        return V("(" + " ".join(parts) + ")", BOOL)
+
+    def clauses(self, levels: list, env: dict[str, V]) -> tuple[str, dict[str, V]]:
+        """The `for ... in ... if ...` clauses of a comprehension, with the names they bind."""
+        inner = dict(env)
+        out = []
+        size = 1
+        for name, it, conds in levels:
+            lst = self.ex(it, inner)
+            if lst.size is None:
+                raise Uncovered("a loop over a list whose length the game does not bound")
+            size *= max(lst.size, 1)
+            var = self.w.t("v")
+            elem = lst.elem
+            inner[name] = V(var, it.type.elem, elem.kind if elem else None,
+                            elem.seat if elem else None, elem.size if elem else None,
+                            elem.elem if elem else None)
+            out.append(f"for {var} in {lst.need()}")
+            for c in conds:
+                out.append(f"if {self.ex(c, inner).need()}")
+        self.longest = max(self.longest, size)
+        return " ".join(out), inner
+
+    def _comp(self, node: Any, env: dict[str, V]) -> V:
+        levels, body = node.data
+        text, inner = self.clauses(levels, env)
+        return V(f"[{self.ex(body, inner).need()} {text}]", node.type)
+
+    def _gen(self, gen: Any, env: dict[str, V]) -> str:
+        levels, body = gen.node.data
+        text, inner = self.clauses(levels, env)
+        return f"({self.ex(body, inner).need()} {text})"
+
+    def _per_player(self, gen: Any, env: dict[str, V]) -> str | None:
+        """`p.VAR for p in players` is the variable's list itself."""
+        levels, body = gen.node.data
+        if len(levels) != 1 or levels[0][2]:
+            return None
+        name, it, _conds = levels[0]
+        if self.ex(it, env).src != "PLAYERS":
+            return None
+        probe = dict(env)
+        probe[name] = V("SEAT", it.type.elem)
+        m = re.fullmatch(r"(p\d+)\[SEAT\]", self.ex(body, probe).src or "")
+        return m.group(1) if m else None
+
+    def _call(self, node: Any, env: dict[str, V]) -> V:
+        name, gen = node.data
+        args = node.kids
+        if name in ("sum", "max", "min", "any", "all") and len(args) == 1:
+            if gen is not None:
+                whole = self._per_player(gen, env)
+                if whole is not None:  # max(p.penalties for p in players): the list itself
+                    return V(f"{name}({whole})", node.type)
+                return V(f"{name}{self._gen(gen, env)}", node.type)
+            v = self.ex(args[0], env)
+            if v.size is None and name in ("sum", "any", "all"):
+                pass
+            return V(f"{name}({v.need()})", node.type)
+        if name in ("max", "min") and len(args) >= 2:
+            srcs = [self.ex(a, env).need() for a in args]
+            if any(a.type is not INT for a in args):
+                raise Uncovered(f"{name}() of these values")
+            return V(f"{name}({', '.join(srcs)})", node.type)
+        if name == "len" and len(args) == 1:
+            if gen is not None:
+                return V(f"len([0 {self.clauses(gen.node.data[0], env)[0]}])", INT)
+            v = self.ex(args[0], env)
+            return V(v.length or f"len({v.need()})", INT)
+        if name == "abs" and len(args) == 1 and args[0].type is INT:
+            return V(f"abs({self.ex(args[0], env).need()})", INT)
+        if name == "str" and len(args) == 1:
+            return V(self.text(self.ex(args[0], env)), STR)
+        raise Uncovered(f"the function {name}()")
+
+    def text(self, v: V) -> str:
+        """The source of a value as text, as templates and str() write it."""
+        t = v.type
+        if t is STR:
+            return v.need()
+        if t is INT:
+            return f"str({v.need()})"
+        if v.kind is not None:
+            return v.kind.flat_attr(self, v, "name", STR).need()
+        if isinstance(t, ObjT) and t.name == "Player":
+            return f"('player ' + str({v.need()}))"
+        return f"{self.w.c(runtime.render)}({v.need()})"
+
+    def template(self, c: Any, env: dict[str, V]) -> str:
+        tag, parts = c.node
+        assert tag == "template"
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(self.w.c(part))
+            else:
+                node, _render = part
+                out.append(self.text(self.ex(node, env)))
+        if not out:
+            return "''"
+        return "(" + " + ".join(out) + ")"
+
+    def expr(self, c: Any, env: dict[str, V]) -> V:
+        if c is None or c.node is None:
+            raise Uncovered("an expression that did not compile")
+        return self.ex(c.node, env)
+
+    # ---- steps ------------------------------------------------------------------------------
+    def steps(self, steps: tuple, env: dict[str, V], d: int, framed: bool) -> int:
+        """Write steps at depth d; framed: each is a step of a frame (counted against the
+        step budget, the end checked after it). Returns the most steps counted."""
+        count = 0
+        for step in steps:
+            count += self.step(step, env, d, framed)
+            if framed:
+                self.checks(step, d)
+        return count
+
+    def checks(self, step: Any, d: int) -> None:
+        """The end conditions after a step of a frame, each if the step may change what it
+        reads (otherwise it is still false, as at its last check)."""
+        writes = self.writes(step)
+        for reason, c, mask in self.end:
+            if writes & mask:
+                self.w.add(d, f"if {self.expr(c, {}).need()}:")
+                self.ending(d + 1, reason)
+
+    def ending(self, d: int, reason: str) -> None:
+        w = self.w
+        if self.game.finish == "now":
+            w.add(d, f"reason = {w.c(reason)}")
+            w.add(d, "raise Over")
+        else:
+            w.add(d, "if not ending:")
+            w.add(d + 1, f"ending = True; reason = {w.c(reason)}")
+
+    def writes(self, step: Any) -> int:
+        """The parts a step may change, as the engine's bits (-1: any)."""
+        if isinstance(step, (S.Let, S.Say)):
+            return 0
+        if isinstance(step, S.If):
+            return self._union(step.then + step.other)
+        if isinstance(step, S.Run):
+            return self._union(step.steps)
+        if isinstance(step, S.Choose):
+            return self._union(tuple(s for o in step.options for s in o.steps))
+        if isinstance(step, S.Effect) and getattr(step, "nested", True):
+            return -1  # a building block's effect may run steps of its own (on_lock)
+        return getattr(step, "writes", -1)
+
+    def _union(self, steps: tuple) -> int:
+        m = 0
+        for s in steps:
+            m |= self.writes(s)
+        return m
+
+    def step(self, step: Any, env: dict[str, V], d: int, framed: bool) -> int:
+        w = self.w
+        if framed:
+            w.add(d, "steps -= 1")
+        kind = type(step)
+        if kind is S.Let:
+            for name, c, _py in step.gen:
+                var = w.t("x")
+                v = self.expr(c, env)
+                w.add(d, f"{var} = {v.need()}")
+                env[name] = V(var, v.type, v.kind, v.seat, v.size, v.elem)
+            return 1
+        if kind is S.If:
+            w.add(d, f"if {self.expr(step.gen, env).need()}:")
+            a = self.steps(step.then, dict(env), d + 1, framed and not step.pure)
+            w.add(d + 1, "pass")
+            w.add(d, "else:")
+            b = self.steps(step.other, dict(env), d + 1, framed and not step.pure)
+            w.add(d + 1, "pass")
+            return 1 + max(a, b)
+        if kind is S.Run:
+            if not step.steps:
+                return 1
+            return 1 + self.steps(step.steps, env, d, framed and not step.pure)
+        if kind is S.Say:
+            text, to = step.gen
+            if to is not None:
+                raise Uncovered("a private `say`")
+            var = w.t("s")
+            w.add(d, f"{var} = {self.template(text, env)}")
+            w.add(d, f"logc += len({var})")
+            w.add(d, f"if logc > {budget.MAX_LOG_CHARS}: raise GiveBack")
+            w.add(d, f"if log is not None: log.append({{'say': {var}}})")
+            return 1
+        if kind is S.SetVar:
+            who, c = step.gen
+            if who is None:
+                target = f"g{self.gvar_names.index(step.name)}"
+            else:
+                seat = self.expr(who, env)
+                if seat.kind is not None or not (isinstance(seat.type, ObjT)
+                                                 and seat.type.name == "Player"):
+                    raise Uncovered("a variable of something other than a player")
+                target = f"p{self.pvar_names.index(step.name)}[{seat.need()}]"
+            value = self.expr(c, env).need()
+            var = w.t("x")
+            w.add(d, f"{var} = {target} + {value}" if step.add else f"{var} = {value}")
+            if c.type is not BOOL and c.type is not STR:
+                w.add(d, f"if {var}.__class__ is not int or not {-S.MAX_INT} < {var} < "
+                      f"{S.MAX_INT}: {var} = check_int({var})")
+            w.add(d, f"{target} = {var}")
+            return 1
+        if kind is S.Effect:
+            target, args = step.gen
+            t = self.expr(target, env)
+            if t.kind is None:
+                raise Uncovered("an effect on this value")
+            t.kind.flat_effect(self, step.method, t, [self.expr(a, env) for a in args], env, d)
+            return 1
+        if kind is S.ChanceStep:
+            kd = self.game.components[step.component]
+            if not hasattr(kd, "flat_chance"):
+                raise Uncovered(f"`{step.name}` of {kd.kind}")
+            kd.flat_chance(self, step.name, d)
+            return 1
+        if kind is S.Together:
+            return self.together(step, env, d)
+        if kind is S.Choose:
+            return self.choose(step, env, d)
+        raise Uncovered(f"the step {kind.__name__}")
+
+    # ---- decisions --------------------------------------------------------------------------
+    def options(self, step: Any, env: dict[str, V], seat: str, d: int) -> list:
+        """The loops that make a decision's options as (option, payload) in `out`, each
+        once: merged by their labels' keys where the labels are one to one in their parts
+        (labels.label_forms), by their labels otherwise, and not looked up where no two
+        can be equal. Returns each option's names and the env its effects see."""
+        w = self.w
+        if any(opt.parts is None for opt in step.options):
+            raise Uncovered("an option that did not compile")
+        forms = labels.label_forms([opt.parts[5] for opt in step.options], step.pass_label)
+        w.add(d, "out = []")
+        lookups = False
+        made = []
+        total = 0
+        body_at = len(w.lines)
+        for k, opt in enumerate(step.options):
+            _outer, scope, iterate, lets, cond, label, steps, _where = opt.parts
+            inner = dict(env)
+            inner["player"] = V(seat, scope.locals["player"])
+            depth = d
+            size = 1
+            names = []
+            loops = []
+            if iterate is not None:
+                for (name, node), promise in zip(iterate.nodes, iterate.promises):
+                    lst = self.ex(node, inner)
+                    if lst.size is None:
+                        raise Uncovered("options over a list whose length is not bounded")
+                    size *= max(lst.size, 1)
+                    var = w.t("v")
+                    elem = lst.elem
+                    inner[name] = V(var, node.type.elem, elem.kind if elem else None,
+                                    elem.seat if elem else None)
+                    names.append(name)
+                    loops.append((name, promise[0]))
+                    w.add(depth, f"for {var} in {lst.need()}:")
+                    depth += 1
+            for name, c in lets:
+                var = w.t("x")
+                v = self.expr(c, inner)
+                w.add(depth, f"{var} = {v.need()}")
+                inner[name] = V(var, v.type, v.kind, v.seat, v.size, v.elem)
+                names.append(name)
+            if cond is not None:
+                w.add(depth, f"if {self.expr(cond, inner).need()}:")
+                depth += 1
+            payload = "(" + "".join(inner[nm].need() + ", " for nm in names) + ")"
+            record = f"out.append(({k}, {payload}))"
+            if forms is not None:
+                form = forms[k]
+                parts = [p for p in label.node[1] if not isinstance(p, str)]
+                keys = [self.key(self.ex(node, inner)) for node, _r in parts]
+                if form.tag is not None:
+                    keys.insert(0, str(form.tag))
+                local = {node.data for node, _r in parts if node.op == "local"}
+                distinct = (not form.shared and all(ok for _n, ok in loops)
+                            and {nm for nm, _ok in loops} <= local)
+                key = "(" + "".join(k_ + ", " for k_ in keys) + ")"
+            else:
+                distinct = False
+                key = self.template(label, inner)
+            if distinct:
+                w.add(depth, record)
+            else:
+                lookups = True
+                kv = w.t("key")
+                w.add(depth, f"{kv} = {key}")
+                w.add(depth, f"if {kv} not in seen:")
+                w.add(depth + 1, f"seen.add({kv})")
+                w.add(depth + 1, record)
+            total += size
+            self.longest = max(self.longest, size)
+            made.append((names, inner, steps, label))
+        if lookups:
+            w.lines.insert(body_at, "    " * d + "seen = set()")
+        if total + 1 > budget.MAX_OPTIONS:
+            raise Uncovered("a decision of more options than the budget allows")
+        if step.pass_label is not None:
+            if forms is not None:  # no option's label can be the pass label
+                w.add(d, "out.append((-1, ()))")
+            else:
+                w.add(d, f"if {w.c(step.pass_label)} not in seen: out.append((-1, ()))")
+        return made
+
+    def key(self, v: V) -> str:
+        """A label part's key: its value, or the text of an object that keeps one."""
+        if v.type in (INT, STR, BOOL):
+            return v.need()
+        return self.text(v)
+
+    def unpack(self, names: list, inner: dict[str, V], seat: str, d: int) -> dict[str, V]:
+        """The env of the option played, its names read from its payload `pl`."""
+        w = self.w
+        env = dict(inner)
+        env["player"] = V(seat, inner["player"].type)
+        if names:
+            fresh = []
+            for nm in names:
+                v = inner[nm]
+                if v.seat is not None and v.seat != inner["player"].src:
+                    raise Uncovered("an option over another player's parts")
+                var = w.t("y")
+                fresh.append(var)
+                env[nm] = V(var, v.type, v.kind, None if v.seat is None else seat,
+                            v.size, v.elem)
+            w.add(d, f"{''.join(f + ', ' for f in fresh)}= pl")
+        return env
+
+    def pick(self, d: int, seat: str, made: list, pass_label: Any) -> None:
+        w = self.w
+        w.add(d, "made += 1")
+        w.add(d, "size = len(out)")
+        w.add(d, "if study:")
+        w.add(d + 1, "options += size")
+        w.add(d + 1, "if size > most: most = size")
+        w.add(d + 1, "i = randrange(size)")
+        w.add(d, "else:")
+        w.add(d + 1, "i = 0 if size == 1 else randrange(size)")
+        w.add(d, "which, pl = out[i]")
+        # the label of the move played, written only where the log is kept
+        w.add(d, "if log is not None:")
+        for k, (names, inner, _steps, label) in enumerate(made):
+            w.add(d + 1, f"{'if' if k == 0 else 'elif'} which == {k}:")
+            env = self.unpack(names, inner, seat, d + 2)
+            w.add(d + 2, f"lab = {self.template(label, env)}")
+        if pass_label is not None:
+            w.add(d + 1, "else:" if made else "if True:")
+            w.add(d + 2, f"lab = {w.c(pass_label)}")
+        w.add(d + 1, f"log.append({{'seat': {seat}, 'action': lab}})")
+
+    def effects(self, made: list, seat: str, d: int) -> None:
+        """The effects of the option played (`which`, its payload `pl`) for `seat`."""
+        w = self.w
+        first = True
+        for k, (names, inner, steps, _label) in enumerate(made):
+            if not steps:
+                continue
+            if steps.__class__ is not S.Effects:
+                raise Uncovered("an option whose steps are more than effects")
+            w.add(d, f"{'if' if first else 'elif'} which == {k}:")
+            first = False
+            env = self.unpack(names, inner, seat, d + 1)
+            self.steps(tuple(steps), env, d + 1, False)
+            w.add(d + 1, "pass")
+
+    def together(self, step: Any, env: dict[str, V], d: int) -> int:
+        w = self.w
+        if not step.effects_only:
+            raise Uncovered("a `together` whose options have more than effects")
+        chosen = w.t("chosen")
+        w.add(d, f"{chosen} = []")
+        w.add(d, "for k in range(n):")
+        w.add(d + 1, "seat = (active + k) % n")
+        made = self.options(step, env, "seat", d + 1)
+        w.add(d + 1, "if out:")
+        self.pick(d + 2, "seat", made, step.pass_label)
+        w.add(d + 2, f"{chosen}.append((seat, which, pl))")
+        w.add(d, f"for seat, which, pl in {chosen}:")
+        self.effects(made, "seat", d + 1)
+        w.add(d + 1, "pass")
+        return 1
+
+    def choose(self, step: Any, env: dict[str, V], d: int) -> int:
+        w = self.w
+        if not step.active or step.auto:
+            raise Uncovered("a `choose` by someone other than the active player, or `auto`")
+        w.add(d, "seat = active")
+        made = self.options(step, env, "seat", d)
+        w.add(d, "if not out:")
+        if step.none is None:
+            w.add(d + 1, "raise GiveBack")
+            self.pick(d, "seat", made, step.pass_label)
+            self.effects(made, "seat", d)
+            return 1
+        raise Uncovered("a `choose` with `none:` steps")
+
+    # ---- the module ---------------------------------------------------------------------------
+    def module(self) -> tuple[str, frozenset[int]]:
+        game = self.game
+        w = self.w
+        if len(game.phases) != 1 or game.phases[0][2] is not None:
+            raise Uncovered("phases")
+        if game.triggers:
+            raise Uncovered("triggers")
+        if getattr(game, "end_score", None):
+            raise Uncovered("an `end.score`")
+        if game.spec.get("define"):
+            raise Uncovered("defines")
+        if game.first_player is not None and not callable(game.first_player):
+            raise Uncovered("the first player")
+        if self._next_player(game.phases[0][1]):
+            raise Uncovered("`next_player`")
+        turn = game.phases[0][1]
+        entries = [i for i, s in enumerate(turn) if type(s) is S.ChanceStep]
+        if not entries:
+            raise Uncovered("a turn without a chance step at its top")
+        body_start = len(w.lines)
+        w.add(2, "if steps < TURN_STEPS or work < TURN_WORK: raise GiveBack")
+        w.add(2, "work -= TURN_WORK")
+        env: dict[str, V] = {}
+        most = 0
+        for i, s in enumerate(turn):
+            w.add(2, f"if entry <= {i}:")
+            most += self.step(s, env, 3, True)
+            self.checks(s, 3)
+            w.add(3, "pass")
+        w.add(2, "entry = 0")
+        # the next turn, as _next_turn begins it
+        w.add(2, "active = (active + 1) % n")
+        w.add(2, "if active == start:")
+        w.add(3, "if ending: break")
+        w.add(3, "rnd += 1")
+        w.add(2, "turn += 1")
+        for name, value in game.turn_resets_player:
+            w.add(2, f"p{self.pvar_names.index(name)} = [{w.c(value)}] * n")
+        for name, value in game.turn_resets_game:
+            w.add(2, f"g{self.gvar_names.index(name)} = {w.c(value)}")
+        for reason, c, mask in self.end:
+            if game.turn_mask & mask or mask & 1 == 0 and mask == -1:
+                w.add(2, f"if {self.expr(c, {}).need()}:")
+                self.ending(3, reason)
+        body = ["    " + line for line in w.lines[body_start:]]  # in the try and the loop
+        del w.lines[body_start:]
+        units = UNITS_PER_STEP + UNITS_PER_ELEMENT * self.longest
+        turn_work = units * (most + 1)
+        if turn_work > budget.WORK_PER_CALL:
+            raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
+        kinds = game.components
+        head = [
+            "def play(st, grng, randrange, study, logging, entry):",
+            "    n = st.n",
+            "    PLAYERS = range(n)",
+            "    active, start, turn, rnd = st.active, st.start, st.turn, st.round",
+            "    ending = False",
+            "    reason = None",
+            # the chance step played first was counted when the machine reached it
+            "    steps, work, logc = st._steps_left + 1, st._work_left, st._log_chars",
+            "    log = [] if logging else None",
+            "    made = options = most = 0",
+            "    rand = grng.random",
+            "    comps = st.comps",
+            "    saved = [kind.copy_state(s) for kind, s in zip(KINDS, comps)]",
+        ]
+        for i, name in enumerate(self.pvar_names):
+            head.append(f"    p{i} = [p[{w.c(name)}] for p in st.pvars]")
+        for i, name in enumerate(self.gvar_names):
+            head.append(f"    g{i} = st.gvars[{w.c(name)}]")
+        for kind in kinds:
+            head += ["    " + line for line in kind.flat_bind(self)]
+        head += ["    try:", "        while True:"]
+        tail = [
+            "    except Over:",
+            "        pass",
+            "    except BaseException:",
+            "        for kind, s, old in zip(KINDS, comps, saved):",
+            "            kind.flat_restore(s, old)",
+            "        raise",
+            "    st.active, st.turn, st.round = active, turn, rnd",
+            "    st.over, st.end_reason, st._ending = True, reason, False",
+            "    st._steps_left, st._work_left, st._log_chars = steps, work, logc",
+            "    st._version += 1",
+            "    st._dirty = st._stale = 0",
+            "    st._pending_chance = None",
+            "    st._stack = []",
+        ]
+        for i, name in enumerate(self.pvar_names):
+            tail.append(f"    for p, x in zip(st.pvars, p{i}): p[{w.c(name)}] = x")
+        for i, name in enumerate(self.gvar_names):
+            tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
+        tail += ["    if log is not None: st.log.extend(log)",
+                 "    return made, options, most"]
+        w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work)
+        return "\n".join(head + body + tail) + "\n", frozenset(entries)
+
+    def _next_player(self, steps: tuple, seen: frozenset = frozenset()) -> bool:
+        for s in steps:
+            if isinstance(s, S.Run):
+                if id(s) in seen:
+                    raise Uncovered("a procedure that runs itself")
+                seen = seen | {id(s)}
+            if isinstance(s, S.NextPlayer):
+                return True
+            inner = ()
+            if isinstance(s, S.If):
+                inner = s.then + s.other
+            elif isinstance(s, S.Run):
+                inner = s.steps
+            elif isinstance(s, S.Choose):
+                inner = tuple(x for o in s.options for x in o.steps)
+            if inner and self._next_player(inner, seen):
+                return True
+        return False
+
+
+#: the builtins the flat code calls, its only ones
+_BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, str, bool,
+                                      zip, abs, any, all)} | {"BaseException": BaseException}
+
+
+class Over(Exception):
+    """The game ended within a turn (`finish: now`)."""
+
+
+def build(game: Any) -> tuple[FlatGame | None, str]:
+    """The game's flat play and its module's source, or None and why it is not covered."""
+    missing = [k for k in game.components if not hasattr(k, "flat_types")]
+    if missing:
+        return None, f"component '{missing[0].name}' ({missing[0].kind})"
+    gen = _Gen(game)
+    try:
+        source, entries = gen.module()
+    except Uncovered as exc:
+        return None, str(exc)
+    return load(game, source, gen.w.consts, entries), source
+
+
+def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]) -> FlatGame:
+    """The flat play of a module's source (the tests load a changed one, too)."""
+    names = dict(consts)
+    names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int)
+    flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries)
+    flat.consts = consts
+    return flat
