@@ -142,3 +142,23 @@ def test_hostile_names_and_texts_do_not_change_the_flat_modules_shape(tmp_path: 
     assert "import" not in evil_source and "system" not in evil_source
     game = rulekit.load_game(str(tmp_path / "hostile.yaml"))
     assert _play(game, 3, 1, False, game.flat) == _play(game, 3, 1, False, None)
+
+
+def test_a_rule_that_breaks_mid_game_fails_as_on_the_machine(tmp_path: Path) -> None:
+    """A row named after no die breaks when its die is read: the flat play gives the game
+    back, the machine replays its moves and fails at the same place with its message."""
+    text = (GAMES / "qwixx.yaml").read_text().replace("red: {cells:", "purple: {cells:")
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    game = rulekit.load_game(str(path))
+    assert game.flat is not None
+    failures = []
+    for use in (game.flat, None):
+        game.__dict__["flat"] = use
+        st = game.new_game(players=3, seed=4)
+        with pytest.raises(RulekitError) as info:
+            st.playout(random.Random(9))
+        failures.append((str(info.value), st.log, st.turn))
+    game.__dict__.pop("flat", None)
+    assert failures[0] == failures[1]
+    assert "purple" in failures[0][0]

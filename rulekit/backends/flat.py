@@ -98,9 +98,15 @@ class FlatGame:
         self.consts: dict[str, Any] = {}
         self.entries = entries
         self._play = play
+        #: every chance step's outcome can be read back from the moves recorded (see
+        #: `_replay`); otherwise a give-back restores both RNGs from their states
+        self.replays = False
 
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
-             logging: bool = True) -> tuple[int, int, int] | None:
+             logging: bool = True) -> tuple[int, int, int, bool] | None:
+        """Play `st` on from a turn's chance step to the end: (decisions, options, most
+        options, True); or, given back, the counts of the moves the machine replayed and
+        False (the machine plays on); None where the flat play cannot start here."""
         stack = st._stack
         if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
             return None
@@ -111,17 +117,43 @@ class FlatGame:
                 or st._next_seat is not None):
             return None
         grng = st.rng or st._new_rng()
-        gstate, pstate = grng.getstate(), rng.getstate()
+        getbits = None
+        if (getattr(randrange, "__func__", None) is _RANDBELOW
+                and randrange.__self__.getrandbits.__class__ is _BUILTIN):
+            getbits = randrange.__self__.getrandbits
+        states = None if self.replays else (grng.getstate(), rng.getstate())
+        moves: list = []
         try:
-            return self._play(st, grng, randrange, study, logging, i)
-        except GiveBack:
-            pass
-        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError,
+            return (*self._play(st, grng, randrange, getbits, study, logging, i, moves), True)
+        except (GiveBack, ArithmeticError, LookupError, TypeError, ValueError, RecursionError,
                 budget.BudgetExceeded):
             pass
-        grng.setstate(gstate)
-        rng.setstate(pstate)
-        return None
+        made, options, most = moves.pop()
+        if states is not None:
+            grng.setstate(states[0])
+            rng.setstate(states[1])
+            return None
+        self._replay(st, moves)
+        return made, options, most, False
+
+    @staticmethod
+    def _replay(st: Any, moves: list) -> None:
+        """The machine plays the moves the flat play made (the same chance outcomes, the
+        same options), from the untouched state: it stands where the flat play gave the
+        game back, with the RNGs' draws already made, or it fails as the machine fails."""
+        for move in moves:
+            step = st._pending_chance
+            if step is not None:
+                kind = st.game.components[step.component]
+                st.resolve_chance(kind.flat_outcome(step.view(st), move))
+            else:
+                st.apply(st.legal_actions()[move])
+
+
+#: Random._randbelow of a plain Random, and the type of its C methods: what the flat code
+#: writes out
+_RANDBELOW = getattr(random.Random, "_randbelow_with_getrandbits", None)
+_BUILTIN = type(random.Random().getrandbits)
 
 
 class _Writer:
@@ -184,6 +216,10 @@ class _Gen:
     @staticmethod
     def uncovered(what: str) -> Uncovered:
         return Uncovered(what)
+
+    def record(self, d: int, src: str) -> None:
+        """A chance step's outcome, as its kind's `flat_outcome` reads it back."""
+        self.w.add(d, f"moves.append({src})")
 
     # ---- expressions ---------------------------------------------------------------------
     def ex(self, node: Any, env: dict[str, V]) -> V:
@@ -655,9 +691,16 @@ class _Gen:
         w.add(d, "if study:")
         w.add(d + 1, "options += size")
         w.add(d + 1, "if size > most: most = size")
-        w.add(d + 1, "i = randrange(size)")
+        w.add(d, "if size == 1 and not study:")
+        w.add(d + 1, "i = 0")
+        # Random._randbelow written out where the RNG is a plain one: the same draws
+        w.add(d, "elif getbits is not None:")
+        w.add(d + 1, "bits = size.bit_length()")
+        w.add(d + 1, "i = getbits(bits)")
+        w.add(d + 1, "while i >= size: i = getbits(bits)")
         w.add(d, "else:")
-        w.add(d + 1, "i = 0 if size == 1 else randrange(size)")
+        w.add(d + 1, "i = randrange(size)")
+        w.add(d, "moves.append(i)")
         w.add(d, "which, pl = out[i]")
         # the label of the move played, written only where the log is kept
         w.add(d, "if log is not None:")
@@ -769,7 +812,7 @@ class _Gen:
             raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
         kinds = game.components
         head = [
-            "def play(st, grng, randrange, study, logging, entry):",
+            "def play(st, grng, randrange, getbits, study, logging, entry, moves):",
             "    n = st.n",
             "    PLAYERS = range(n)",
             "    active, start, turn, rnd = st.active, st.start, st.turn, st.round",
@@ -796,6 +839,7 @@ class _Gen:
             "    except BaseException:",
             "        for kind, s, old in zip(KINDS, comps, saved):",
             "            kind.flat_restore(s, old)",
+            "        moves.append((made, options, most))",
             "        raise",
             "    st.active, st.turn, st.round = active, turn, rnd",
             "    st.over, st.end_reason, st._ending = True, reason, False",
@@ -835,7 +879,7 @@ class _Gen:
 
 
 #: the builtins the flat code calls, its only ones
-_BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, str, bool,
+_BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, tuple, str, bool,
                                       zip, abs, any, all)} | {"BaseException": BaseException}
 
 
@@ -861,5 +905,7 @@ def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]
     names = dict(consts)
     names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int)
     flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries)
+    flat.replays = all(hasattr(k, "flat_outcome") for k in game.components
+                       if type(k).chances)
     flat.consts = consts
     return flat

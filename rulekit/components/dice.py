@@ -512,6 +512,12 @@ class Dice(Kind):
         for pos, _n, sides in self.dice:
             w.add(d + 1, f"if r[{pos}]: d{i}f[{pos}] = int(rand() * {sides}) + 1")
         w.add(d, f"d{i}[2] = None")
+        gen.record(d, f"tuple(d{i}f)")
+
+    def flat_outcome(self, view: DiceView, faces: tuple) -> dict[str, int]:
+        """A roll's outcome from the faces the flat play recorded after it."""
+        rolled = self._rolled(view)
+        return {n: faces[i] for i, n, _k in self.dice if rolled[i]}
 
 
 Dice.chances = {

@@ -326,8 +326,9 @@ class State:
         if value is None and left < 0 and game.flat is not None:
             done = game.flat.play(self, rng, randrange, study, log)
             if done is not None:
-                play.made, play.options, play.most = done
-                return play
+                play.made, play.options, play.most, over = done
+                if over:
+                    return play
         # random moves: the game's generated turns play the turns the playout cannot stop
         # within (see flowgen)
         self._playing = play if value is None and game.turns else True
