@@ -162,3 +162,11 @@ def test_a_rule_that_breaks_mid_game_fails_as_on_the_machine(tmp_path: Path) -> 
     game.__dict__.pop("flat", None)
     assert failures[0] == failures[1]
     assert "purple" in failures[0][0]
+
+
+def test_a_playout_without_its_log_plays_the_same_game() -> None:
+    game = rulekit.load_game(str(GAMES / "qwixx.yaml"))
+    logged, bare = game.new_game(players=4, seed=3), game.new_game(players=4, seed=3)
+    assert logged.playout(random.Random(8)) == bare.playout(random.Random(8), log=False)
+    assert _outcome(logged, False) == _outcome(bare, False)
+    assert len(bare.log) < len(logged.log) // 10

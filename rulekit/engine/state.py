@@ -288,7 +288,8 @@ class State:
         return outcome
 
     def playout(self, rng: random.Random, decisions: int | None = None,
-                value: Callable[[list, int], float] | None = None) -> int:
+                value: Callable[[list, int], float] | None = None, *,
+                log: bool = True) -> int:
         """Play on with random legal actions and sampled chance outcomes until the game
         ends, or until `decisions` decisions were made; returns how many were made.
 
@@ -300,8 +301,13 @@ class State:
         With `value` (a function of the scores and a seat), every move is one whose
         `preview` has the highest value of its scores for the seat deciding, equal ones
         chosen by `rng`: the game of a loop of a greedy bot's `choose`.
+
+        Random play to the end runs on the game's flat backend where it covers the game
+        (`rulekit compile --backend flat FILE` says whether it does): the same game. With
+        `log=False` the moves it plays are left out of the log, for a caller that reads
+        only the outcome (scores, the end); its cost is a good part of a fast game's.
         """
-        return self._playout(rng, decisions, value).made
+        return self._playout(rng, decisions, value, log=log).made
 
     def _playout(self, rng: random.Random, decisions: int | None,
                  value: Callable[[list, int], float] | None, study: bool = False,
