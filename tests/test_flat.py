@@ -91,8 +91,13 @@ def test_a_wrong_comparison_in_the_generator_is_caught() -> None:
     assert made is not None and "> x1last[" in made.source
     wrong = flat.load(game, made.source.replace("> x1last[", ">= x1last["), made.consts,
                       made.entries)
-    assert any(_play(game, 3, seed, False, wrong) != _play(game, 3, seed, False, None)
-               for seed in range(5))
+    def differs(seed: int) -> bool:
+        try:  # the log is written by replaying the moves: the engine may refuse them
+            return _play(game, 3, seed, False, wrong) != _play(game, 3, seed, False, None)
+        except (IndexError, RulekitError):
+            return True
+
+    assert any(differs(seed) for seed in range(5))
 
 
 def test_compile_shows_the_flat_module_or_why_not() -> None:
