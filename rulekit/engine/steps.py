@@ -31,7 +31,7 @@ class Step:
     #: bits of the parts of the game the step may change (-1: any; see GameBuild.mask)
     writes = -1
     #: the checked parts the step is made of, for generated code (None: it has none);
-    #: see codegen.step_function
+    #: see backends.codegen.step_function
     gen: Any = None
     #: the names visible where the step stands (a Scope), for generated code
     scope: Any = None
@@ -178,9 +178,9 @@ class Say(Step):
         if st._log_chars > MAX_LOG_CHARS:
             raise log_too_long()
         if self.to is None:
-            st.log.append({"say": text})
+            st._log.append({"say": text})
         else:
-            st.log.append({"say": text, "to": self.to(st, env).seat})
+            st._log.append({"say": text, "to": self.to(st, env).seat})
         return False
 
 
@@ -549,7 +549,7 @@ class KeyedAction(Action):
     """A legal move whose label, PREFIX + SEP.join(numbers) + SUFFIX, is written when it is
     first read: a random playout or a search reads the label of the move it plays only.
 
-    Options of such a label are told apart by their numbers (see codegen), which give the
+    Options of such a label are told apart by their numbers (see backends.codegen), which give the
     label one to one.
     """
 
@@ -587,7 +587,7 @@ def _no_effects(st: Any, seat: int, base: dict, payload: Any) -> None:
     """The effects of passing, for the generated turns: none."""
 
 
-# what the generated turns read of a record's maker (see codegen._record_maker): the
+# what the generated turns read of a record's maker (see backends.codegen._record_maker): the
 # effects of the option played as one function (None: make the Action), the label of a
 # key that is not a label (None: every key is its label)
 _given.run = None  # type: ignore[attr-defined]
@@ -807,7 +807,7 @@ class Choose(Step):
         if self.auto and d.size() == 1:
             # nothing to decide: the only option happens by itself, and the log says so
             action = d.pick(0)
-            st.log.append({"seat": seat, "action": action.label, "forced": True})
+            st._log.append({"seat": seat, "action": action.label, "forced": True})
             if action.steps:
                 st._stack.append(SeqFrame(action.steps, action.env, "", st.game.check_effects))
             return False
@@ -842,7 +842,7 @@ class Trigger:
     where: str
     #: bits of what the condition and the `for` lists read (-1: cannot be told)
     mask: int = -1
-    #: the checked condition, for generated code (see codegen.trigger_function)
+    #: the checked condition, for generated code (see backends.codegen.trigger_function)
     gen: Any = None
 
     def fire(self, st: State) -> None:
