@@ -19,21 +19,10 @@ import rulekit.bots
 from rulekit.bots import DEFAULT_OPPONENT, MAX_ITERATIONS, MAX_SECONDS, known_bots
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.files import expand, load_stdin, resolve_game
-from rulekit.terminal import (
-    EndOfInput,
-    LogFile,
-    Paint,
-    Session,
-    colour_wanted,
-    echo_description,
-    echo_headed,
-    echo_result,
-    fresh_seed,
-    play_levels,
-    run_session,
-    seat_agents,
-)
 from rulekit.text import printable
+
+# The terminal (rulekit.terminal: the screens of play and replay) is imported by the
+# commands that show it, so that the other commands start without it.
 
 
 # ---- shared helpers ----------------------------------------------------------------------------
@@ -436,28 +425,32 @@ _record_option = click.option(
                          "chance outcomes, decisions, legal labels and final scores")
 
 
-class _Recorder(LogFile):
+def _recorder(path: str | None, game_file: str, overrides: dict[str, Any],
+              test_file: str | None) -> Any:
     """`--log` and `--record-test`: both written from the game when it ends or stops."""
+    from rulekit.terminal import LogFile
 
-    def __init__(self, path: str | None, game_file: str, overrides: dict[str, Any],
-                 test_file: str | None) -> None:
-        super().__init__(path, game_file, overrides)
-        self.source_file = game_file
-        self.test_file = test_file
-        if test_file is not None:
-            try:  # a test that cannot be written is said before the game, not after it
-                open(test_file, "a", encoding="utf-8").close()
-            except OSError as exc:
-                raise RulekitError(f"cannot write the test {test_file}: {exc.strerror}") \
-                    from None
+    class Recorder(LogFile):
+        def __init__(self) -> None:
+            super().__init__(path, game_file, overrides)
+            self.source_file = game_file
+            self.test_file = test_file
+            if test_file is not None:
+                try:  # a test that cannot be written is said before the game, not after it
+                    open(test_file, "a", encoding="utf-8").close()
+                except OSError as exc:
+                    raise RulekitError(f"cannot write the test {test_file}: {exc.strerror}") \
+                        from None
 
-    def write(self, state: Any) -> None:
-        super().write(state)
-        if self.test_file is not None:
-            from rulekit.scenarios.record import write_scenario
+        def write(self, state: Any) -> None:
+            super().write(state)
+            if self.test_file is not None:
+                from rulekit.scenarios.record import write_scenario
 
-            write_scenario(self.test_file, state, self.source_file, self.overrides)
-            click.echo(f"test written to {printable(self.test_file)}")
+                write_scenario(self.test_file, state, self.source_file, self.overrides)
+                click.echo(f"test written to {printable(self.test_file)}")
+
+    return Recorder()
 
 
 @main.command()
@@ -500,6 +493,18 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
     """
     from rulekit.spec.params import parse_set_options
     from rulekit.studies.play import derive_seed
+    from rulekit.terminal import (
+        Paint,
+        Session,
+        colour_wanted,
+        echo_description,
+        echo_headed,
+        echo_result,
+        fresh_seed,
+        play_levels,
+        run_session,
+        seat_agents,
+    )
 
     paint = Paint(colour_wanted(no_color))
     if seed is None:
@@ -513,7 +518,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
-        log = _Recorder(log_file, file, overrides, record_test)
+        log = _recorder(log_file, file, overrides, record_test)
         if first_level is not None and not 1 <= first_level <= len(game.levels):
             has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"
             raise click.BadParameter(f"{printable(game.name)} {has}", param_hint="'--level'")
@@ -555,6 +560,7 @@ def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
     not fit the game file; the message names the log's line.
     """
     from rulekit.replay import load_game_of, read_log, rebuild
+    from rulekit.terminal import EndOfInput, Paint, Session, colour_wanted, echo_result
 
     paint = Paint(colour_wanted(no_color))
     with _user_errors():
@@ -591,6 +597,8 @@ def _next_step(steps: Iterator[dict]) -> dict:
     """The next logged chance outcome or decision; a log that stops early stops the replay."""
     step = next(steps, None)
     if step is None:
+        from rulekit.terminal import EndOfInput
+
         raise EndOfInput
     return step
 
