@@ -273,6 +273,20 @@ _dask_option = click.option(
          "this machine (extra rulekit[dask]); the report is the same as a local run's")
 
 
+def _text() -> Any:
+    """The studies' text reports, imported when one is printed (not for --json)."""
+    from rulekit.studies import text
+
+    return text
+
+
+def _plot() -> Any:
+    """The studies' plots, imported when one is drawn."""
+    from rulekit.studies import plot
+
+    return plot
+
+
 def _study_options(f: Any) -> Any:
     """The options every study takes: games, players, bots, seed, where to run, outputs."""
     options = [
@@ -302,13 +316,13 @@ def simulate(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...], p
              **study: Any) -> None:
     """Let bots play many games and report win rates, scores, length and how games ended,
     each with its 95% interval. Ctrl-C prints the report of the games finished (exit 130)."""
-    from rulekit.studies import command, plot, simulate, text
+    from rulekit.studies import command, simulate
 
     with _user_errors(), command.interruptible():
         game = _load(file, sets, extends_roots)
         command.run_study(simulate.simulate, game=game, players=_players(game, players),
-                          render=text.format_simulate,
-                          draw=lambda path, r, t: plot.plot_simulate(path, t[0], r["game"]),
+                          render=lambda r: _text().format_simulate(r),
+                          draw=lambda path, r, t: _plot().plot_simulate(path, t[0], r["game"]),
                           **study)
 
 
@@ -324,7 +338,7 @@ def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tu
             extends_roots: tuple[str, ...], players: int | None, **study: Any) -> None:
     """Play two variants on the same seeds and report each figure's difference B - A with
     its 95% interval: two files A and B, or one file with --set-a/--set-b."""
-    from rulekit.studies import command, compare, plot, text
+    from rulekit.studies import command, compare
 
     if file_b is None and not (sets_a or sets_b):
         raise click.UsageError("give two files, or one file with --set-a and/or --set-b")
@@ -334,9 +348,9 @@ def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tu
         labels = [_variant_label(file_a, sets_a), _variant_label(file_b or file_a, sets_b)]
         command.run_study(compare.compare, game_a=game_a, game_b=game_b, labels=labels,
                           players=_players(game_b, _players(game_a, players)),
-                          render=text.format_compare,
-                          draw=lambda path, r, t: plot.plot_compare(path, t, labels,
-                                                                    "A: " + labels[0]),
+                          render=lambda r: _text().format_compare(r),
+                          draw=lambda path, r, t: _plot().plot_compare(path, t, labels,
+                                                                      "A: " + labels[0]),
                           **study)
 
 
@@ -358,7 +372,7 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
     """Play a study per value of one or two params, on the same seeds, and print a table
     of the figures with their 95% intervals."""
     from rulekit.spec.params import parse_set_options
-    from rulekit.studies import command, plot, sweep, text
+    from rulekit.studies import command, sweep
 
     try:  # a --vary that is not one or two lists of values is a usage error (exit 2)
         points = sweep.parse_vary(vary)
@@ -375,10 +389,10 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
 
         first = load({k: v[0] for k, v in points.items()})
         command.run_study(sweep.sweep, load=load, vary=points, players=_players(first, players),
-                          render=text.format_sweep,
+                          render=lambda r: _text().format_sweep(r),
                           after=lambda r: csv_file and sweep.write_csv(csv_file, r),
                           outputs=[("--csv", csv_file)],
-                          draw=lambda path, r, t: plot.plot_sweep(path, r, r["game"]),
+                          draw=lambda path, r, t: _plot().plot_sweep(path, r, r["game"]),
                           **study)
 
 
