@@ -11,17 +11,14 @@ import difflib
 import itertools
 import json
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from jsonschema import Draft202012Validator
 
 import rulekit.components  # noqa: F401  (registers the kinds)
 from rulekit.components.base import REGISTRY
 from rulekit.errors import MAX_DIAGNOSTICS, Diagnostic, clip, cut, shown
 from rulekit.spec.source import Source
-from rulekit.spec.valid import Check, compile_schema, conforms
-
-if TYPE_CHECKING:
-    # jsonschema is imported when a document has problems to explain (see spec.valid)
-    from jsonschema import Draft202012Validator
 
 EXPR = {"description": "an expression", "type": ["string", "number", "boolean"]}
 STEPS = {"type": "array", "items": {"$ref": "#/$defs/step"}}
@@ -292,14 +289,7 @@ def schema_text() -> str:
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
-    from jsonschema import Draft202012Validator
-
     return Draft202012Validator(game_schema())
-
-
-@lru_cache(maxsize=1)
-def _check() -> Check | None:
-    return compile_schema(game_schema())
 
 
 def schema_diagnostics(src: Source,
@@ -310,8 +300,6 @@ def schema_diagnostics(src: Source,
     It stops looking after one more than MAX_DIAGNOSTICS: an error reports no more, and a
     file of 100,000 unknown keys is not worth 100,000 messages.
     """
-    if validator is None and conforms(_check(), src.data):
-        return []  # what jsonschema finds in a conforming document: nothing
     out: list[Diagnostic] = []
     seen = set()
     for err in (validator or _validator()).iter_errors(src.data):
