@@ -20,8 +20,8 @@ QWIXX = str(ROOT / "games" / "qwixx.yaml")
 LEVELX = str(ROOT / "games" / "levelx.yaml")
 
 #: optional extras and parts no study needs unless asked (a plot, Dask, the browser app,
-#: the terminal's screens; jsonschema is for explaining an invalid file)
-HEAVY = ("numpy", "matplotlib", "dask", "distributed", "starlette", "uvicorn", "jsonschema",
+#: the terminal's screens)
+HEAVY = ("numpy", "matplotlib", "dask", "distributed", "starlette", "uvicorn",
          "rulekit.terminal", "rulekit.web")
 
 
