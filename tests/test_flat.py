@@ -100,9 +100,9 @@ def test_compile_shows_the_flat_module_or_why_not() -> None:
     shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "qwixx.yaml")])
     assert shown.exit_code == 0
     assert "def play(" in shown.output and "takes this function" in shown.output
-    why = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "domino7.yaml")])
+    why = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "levelx.yaml")])
     assert why.exit_code == 0
-    assert "engine's path" in why.output and "tile_set" in why.output
+    assert "engine's path" in why.output and "track" in why.output
 
 
 def _shape(source: str) -> list[tuple[int, str]]:
