@@ -23,7 +23,7 @@ GAMES = Path(__file__).resolve().parent.parent / "games"
 FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")]
                if not p.name.endswith(".tests.yaml"))
 #: the games the flat backend must cover (a change that drops one fails here)
-COVERED = {"qwixx.yaml", "qwixx-any-order.yaml"}
+COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "domino7.yaml", "domino-fives.yaml"}
 
 
 def _outcome(st: rulekit.State, with_log: bool) -> tuple:
@@ -103,6 +103,37 @@ def test_compile_shows_the_flat_module_or_why_not() -> None:
     why = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "levelx.yaml")])
     assert why.exit_code == 0
     assert "engine's path" in why.output and "track" in why.output
+    shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "domino7.yaml")])
+    assert shown.exit_code == 0
+    assert "top-level decision takes this function" in shown.output
+
+
+@pytest.mark.parametrize("name", ["domino7.yaml", "domino-fives.yaml"])
+def test_domino_playouts_run_on_the_flat_path(name: str) -> None:
+    """A game whose turns begin with a decision (the deal in the setup): the playout
+    deals on the machine, then the flat play picks from the first decision to the end,
+    and the game is the machine's, with its scores at the end."""
+    game = rulekit.load_game(str(GAMES / name))
+    made = game.flat
+    assert made is not None and made.decisions
+    finished = []
+    real = made._play
+    made._play = lambda *a: finished.append(real(*a)) or finished[-1]
+    for seed in range(3):
+        st = game.new_game(players=game.max_players, seed=seed)
+        st.playout(random.Random(seed))
+        assert finished[-1] is not None  # played to the end by the flat function
+        assert st.is_over and st.end_reason in ("out", "blocked")
+        assert all(set(parts) == {"pips left", "bonus"} for parts in st.end_scores())
+        game.__dict__["flat"] = None
+        try:
+            again = game.new_game(players=game.max_players, seed=seed)
+            again.playout(random.Random(seed))
+        finally:
+            game.__dict__["flat"] = made
+        assert (st.log, st.scores(), st.end_scores()) == \
+            (again.log, again.scores(), again.end_scores())
+    assert len(finished) == 3
 
 
 def _shape(source: str) -> list[tuple[int, str]]:
