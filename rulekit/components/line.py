@@ -277,11 +277,18 @@ class Line(Kind):
             src = tiles.need()
             if src.startswith("list(") and src.endswith(")") and src.count("(") == 1:
                 src = src[5:-1]  # a hand's copy: fitting reads it and builds a list of its own
-            v = gen.value(f"{gen.w.c(_fitting)}({p}, {src})", type_, size=tiles.size,
-                          elem=self._flat_tile(gen))
-            return v
+            # _fitting written out: the open ends as bits, tested against each tile's halves
+            t, e = gen.w.t("v"), gen.w.t("v")
+            return gen.value(f"(list({src}) if not {p} else [{t} for {e} in [1 << {p}[0][0] | "
+                             f"1 << {p}[-1][1]] for {t} in {src} if {t}.halves & {e}])", type_,
+                             size=tiles.size, elem=self._flat_tile(gen))
         if base.type is self.type and name == "ends_for":
-            return gen.value(f"{gen.w.c(_ends_for)}({p}, {args[0].need()})", type_, size=2)
+            t = args[0].need()
+            if t.isidentifier():  # _ends_for written out: the ends the halves show, as bits
+                return gen.value(f"({gen.w.c(_ENDS)}[({t}.halves >> {p}[0][0] & 1) | "
+                                 f"({t}.halves >> {p}[-1][1] & 1) << 1] if {p} else "
+                                 f"{gen.w.c(_NO_END)})", type_, size=2)
+            return gen.value(f"{gen.w.c(_ends_for)}({p}, {t})", type_, size=2)
         if base.type is self.type and name == "fits":
             return gen.value(f"{gen.w.c(_fits)}({p}, {args[0].need()})", type_)
         raise gen.uncovered(f"{base.type.name}.{name}()")
@@ -299,9 +306,41 @@ class Line(Kind):
         tile, end, hand = args
         if hand is not None and not isinstance(hand.kind, TileSet):
             raise gen.uncovered("a lay from this value")
-        src = "None" if hand is None else hand.kind.flat_hand(hand)
-        w.add(d, f"if not {w.c(_flat_lay)}(n{i}, {bool(self.crosswise)}, {tile.need()}, "
-                 f"{'None' if end is None else end.need()}, {src}): raise GiveBack")
+        # LineView._lay written out (a lay it would refuse gives the game back)
+        t, v = w.t("t"), w.t("v")
+        p = f"n{i}p"
+        w.add(d, f"{t} = {tile.need()}")
+        w.add(d, f"if {t}.__class__ is not {w.c(Tile)}: raise GiveBack")
+        if end is None:  # the first end it fits, on a line that has tiles
+            e = w.t("e")
+            w.add(d, f"{e} = {w.c(_ends_for)}({p}, {t})")
+            w.add(d, f"if {p} and not {e}: raise GiveBack")
+            w.add(d, f"{e} = {e}[0] if {e} else None")
+            e_src = e
+        else:
+            e_src = w.t("e")
+            w.add(d, f"{e_src} = {end.need()}")
+        w.add(d, f"if {p}:")
+        w.add(d + 1, f"if {e_src} == 'left': {v} = {p}[0][0]")
+        w.add(d + 1, f"elif {e_src} == 'right': {v} = {p}[-1][1]")
+        w.add(d + 1, "else: raise GiveBack")
+        w.add(d + 1, f"if {t}.a != {v} and {t}.b != {v}: raise GiveBack")
+        if hand is not None:  # a tile not held: a ValueError, which gives the game back
+            w.add(d, f"{hand.kind.flat_hand(hand)}.remove({t})")
+        w.add(d, f"if not {p}: {p}.append(({t}.a, {t}.b, {t})); n{i}[2] = {t}.pips")
+        w.add(d, "else:")
+        w.add(d + 1, f"if {e_src} == 'left': {p}.insert(0, ({t}.a, {v}, {t}) if {t}.b == {v} "
+                     f"else ({t}.b, {v}, {t}))")
+        w.add(d + 1, f"else: {p}.append(({v}, {t}.b, {t}) if {t}.a == {v} else "
+                     f"({v}, {t}.a, {t}))")
+        # the end sum (_end_sum): a crosswise double at an open end counts both halves
+        x, y = f"{p}[0]", f"{p}[-1]"
+        if self.crosswise:
+            w.add(d + 1, f"n{i}[2] = ({x}[0] << 1 if {x}[2].is_double else {x}[0]) + "
+                         f"({y}[1] << 1 if {y}[2].is_double else {y}[1])")
+        else:
+            w.add(d + 1, f"n{i}[2] = {x}[0] + {y}[1]")
+        w.add(d, f"n{i}[1] = {t}")
 
     # ---- state: [placed (left half, right half, tile) from left to right, last tile laid,
     # end sum] -------------------------------------------------------------------------------
@@ -357,14 +396,6 @@ class Line(Kind):
                 f"{esc(last)}</p>")
 
 
-def _fitting(placed: list, tiles: list) -> list:
-    """LineView.fitting over the placed list."""
-    if not placed:
-        return list(tiles)
-    ends = 1 << placed[0][0] | 1 << placed[-1][1]
-    return [t for t in tiles if t.halves & ends]
-
-
 def _ends_for(placed: list, tile: Tile) -> list[str]:
     """LineView.ends_for over the placed list (the lists it returns are shared: the flat
     code only reads them)."""
@@ -378,6 +409,8 @@ def _ends_for(placed: list, tile: Tile) -> list[str]:
 
 _NO_END: list[str] = []
 _LEFT, _RIGHT, _BOTH = ["left"], ["right"], ["left", "right"]
+#: the ends a tile fits by bits: 1 the left one, 2 the right one
+_ENDS = [_NO_END, _LEFT, _RIGHT, _BOTH]
 
 
 def _fits(placed: list, tile: Tile) -> bool:
