@@ -300,7 +300,7 @@ def test_the_turns_write_records_and_the_effects_played_in_place() -> None:
     game = rulekit.load_game(ROOT / "games" / "domino7.yaml")
     turns = next(src for src in game.generated if "def turns(st, cx, start):" in src)
     assert "out3.append((label, " in turns and ".records" not in turns
-    played = re.findall(r"if (make\d+) is k\d+:\n +st\.log\.append", turns)
+    played = re.findall(r"if (make\d+) is k\d+:\n +st\._log\.append", turns)
     # the turn's decision (the opening, a lay at an end) and the decision after a draw
     # (the drawn tile laid at an end)
     assert sorted(played.count(make) for make in set(played)) == [1, 2]
@@ -681,7 +681,7 @@ def test_a_failing_step_of_a_procedure_written_into_the_turns_names_the_run_step
     path = tmp_path / "failing.yaml"
     path.write_text(FAILING_PROCEDURE, encoding="utf-8")
     turns = next(src for src in rulekit.load_game(path).generated if "def turns(" in src)
-    assert "st.log.append({" in turns and "(st, env)" not in turns  # no step is called
+    assert "st._log.append({" in turns and "(st, env)" not in turns  # no step is called
     seen = []
     for generated_code, playout in ((True, True), (False, True), (True, False)):
         state = load(path, generated_code).new_game(seed=1)

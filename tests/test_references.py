@@ -315,6 +315,9 @@ def test_compare_reports_games_per_second_and_ratios_of_every_game(capsys):
         cs = r["contenders"]
         assert all(len(c["rounds"]) == 2 and c["best"] > 0 for c in cs.values())
         assert r["yaml_vs_plain"] == pytest.approx(cs["yaml"]["best"] / cs["plain"]["best"])
+        assert r["playout_vs_machine"] == pytest.approx(
+            cs["playout"]["best"] / cs["machine"]["best"])
+        assert cs["study"]["decisions_per_game"] > 0  # a study counts its games' decisions
     assert "optimised" in report["results"][0]["contenders"]
     qwixx_report = report["results"][0]
     assert qwixx_report["playout_vs_bound"] == pytest.approx(
@@ -323,9 +326,14 @@ def test_compare_reports_games_per_second_and_ratios_of_every_game(capsys):
     compare.main(["--games", "1", "--rounds", "1"])
     text = capsys.readouterr().out
     assert "| Qwixx | 3 |" in text and "Targets:" in text
-    # whether each target is met, for the API loop and for State.playout
-    assert re.search(r"Qwixx: vs plain: API loop (not )?met, playout (not )?met; "
-                     r"vs optimised: API loop (not )?met, playout (not )?met", text)
+    # whether each target is met: the API loop, playouts, Qwixx's whole games
+    assert re.search(r"Qwixx: API loop vs plain (not )?met; playout vs plain (not )?met; "
+                     r"whole games vs optimised (not )?met", text)
+    assert re.search(r"Level X: API loop vs plain (not )?met; playout vs plain (not )?met "
+                     r"\(", text)
+    # the flat backend against the machine's path, for every game
+    assert re.search(r"against its machine path: Qwixx \d+\.\d\dx, Level X \d+\.\d\dx, "
+                     r"Domino 7 \d+\.\d\dx", text)
     assert re.search(r"Qwixx's turns by hand over rulekit's State .*: [\d,]+ games/s, "
                      r"\d\.\d\dx the optimised; `State.playout` is \d\.\d\dx of it", text)
 

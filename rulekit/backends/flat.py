@@ -34,7 +34,7 @@ from typing import Any
 
 from rulekit.engine import labels
 from rulekit.engine import steps as S
-from rulekit.engine.state import _CALLS, _late
+from rulekit.engine.state import _CALLS, _late, _rebind_action, replay_moves
 from rulekit.expr import budget, pysource, runtime
 from rulekit.expr.types import BOOL, INT, STR, ListT, ObjT, Type
 
@@ -108,7 +108,13 @@ class FlatGame:
         self._play = play
 
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
-             logging: bool = True) -> tuple[int, int, int] | None:
+             log: bool = True) -> tuple[int, int, int, bool] | None:
+        """Play `st` on from a turn's chance step to the end: (decisions, options, most
+        options, True); or, given back, the counts of the moves the engine replayed and
+        False (the engine plays on); None where the flat play cannot start here.
+
+        The moves are recorded, not logged: with `log`, the state's log is written from
+        them when it is read (State.log); without, they are left out of it."""
         stack = st._stack
         if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
             return None
@@ -122,24 +128,36 @@ class FlatGame:
             pending = st._pending
             if (top.role != "turn" or pending is None or pending.window is not None
                     or pending.seat != st.active or st._pending_chance is not None
-                    or st._ending or st._next_seat is not None):
+                    or st._ending or st._next_seat is not None or st._unlogged is not None):
                 return None
         elif (top.role != "turn" or st._pending is not None or i not in self.entries
                 or st._pending_chance is not top.steps[i] or st._ending
-                or st._next_seat is not None):
+                or st._next_seat is not None or st._unlogged is not None):
             return None
         grng = st.rng or st._new_rng()
-        gstate, pstate = grng.getstate(), rng.getstate()
+        getbits = None
+        if (getattr(randrange, "__func__", None) is _RANDBELOW
+                and randrange.__self__.getrandbits.__class__ is _BUILTIN):
+            getbits = randrange.__self__.getrandbits
+        saved = [kind.copy_state(s) for kind, s in zip(st.game.components, st.comps)]
+        start = st._moves_start(saved) if log else None
+        if start is not None and st._pending is not None:
+            # the decision due, its options bound to the copy the log is replayed from
+            d = st._pending
+            start._pending = S.Decision.copied(d.seat, d, None,
+                                               lambda a: _rebind_action(a, start))
+        moves: list = []
         try:
-            return self._play(st, grng, randrange, study, logging, i)
-        except GiveBack:
-            pass
-        except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
+            made, options, most = self._play(st, grng, randrange, getbits, study, i, moves,
+                                             saved)
+        except (GiveBack, ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
                 RecursionError, budget.BudgetExceeded):
-            pass
-        grng.setstate(gstate)
-        rng.setstate(pstate)
-        return None
+            made, options, most = moves.pop()
+            replay_moves(st, moves)
+            return made, options, most, False
+        if start is not None:
+            st._unlogged = (start, moves)
+        return made, options, most, True
 
     @staticmethod
     def _deal(st: Any, top: Any) -> bool:
@@ -165,6 +183,12 @@ class FlatGame:
             st._work_left -= units - meter.left
             meter.left, meter.what = old, old_what
         return not st.over and len(st._stack) == 1
+
+
+#: Random._randbelow of a plain Random, and the type of its C methods: what the flat code
+#: writes out
+_RANDBELOW = getattr(random.Random, "_randbelow_with_getrandbits", None)
+_BUILTIN = type(random.Random().getrandbits)
 
 
 class _Writer:
@@ -234,6 +258,10 @@ class _Gen:
     @staticmethod
     def uncovered(what: str) -> Uncovered:
         return Uncovered(what)
+
+    def record(self, d: int, src: str) -> None:
+        """A chance step's outcome, as its kind's `flat_outcome` reads it back."""
+        self.w.add(d, f"moves.append({src})")
 
     # ---- expressions ---------------------------------------------------------------------
     def ex(self, node: Any, env: dict[str, V]) -> V:
@@ -653,10 +681,8 @@ class _Gen:
             w.add(d, f"{var} = {self.template(text, env)}")
             w.add(d, f"logc += len({var})")
             w.add(d, f"if logc > {budget.MAX_LOG_CHARS}: raise GiveBack")
-            if seat is None:
-                w.add(d, f"if log is not None: log.append({{'say': {var}}})")
-            else:
-                w.add(d, f"if log is not None: log.append({{'say': {var}, 'to': {seat}}})")
+            if seat is not None:  # the seat it is for, as the machine works it out
+                w.add(d, f"{w.t('q')} = {seat}")
             return 1
         if kind is S.SetVar:
             who, c = step.gen
@@ -688,7 +714,7 @@ class _Gen:
             return 1
         if kind is S.ChanceStep:
             kd = self.game.components[step.component]
-            if not hasattr(kd, "flat_chance"):
+            if not hasattr(kd, "flat_chance") or not hasattr(kd, "flat_outcome"):
                 raise Uncovered(f"`{step.name}` of {kd.kind}")
             kd.flat_chance(self, step.name, d)
             return 1
@@ -808,27 +834,25 @@ class _Gen:
             w.add(d, f"{''.join(f + ', ' for f in fresh)}= pl")
         return env
 
-    def pick(self, d: int, seat: str, made: list, pass_label: Any) -> None:
+    def pick(self, d: int) -> None:
+        """The draw of an option of `out`, recorded among the moves."""
         w = self.w
         w.add(d, "made += 1")
         w.add(d, "size = len(out)")
         w.add(d, "if study:")
         w.add(d + 1, "options += size")
         w.add(d + 1, "if size > most: most = size")
-        w.add(d + 1, "i = randrange(size)")
+        w.add(d, "if size == 1 and not study:")
+        w.add(d + 1, "i = 0")
+        # Random._randbelow written out where the RNG is a plain one: the same draws
+        w.add(d, "elif getbits is not None:")
+        w.add(d + 1, "bits = size.bit_length()")
+        w.add(d + 1, "i = getbits(bits)")
+        w.add(d + 1, "while i >= size: i = getbits(bits)")
         w.add(d, "else:")
-        w.add(d + 1, "i = 0 if size == 1 else randrange(size)")
+        w.add(d + 1, "i = randrange(size)")
+        w.add(d, "moves.append(i)")
         w.add(d, "which, pl = out[i]")
-        # the label of the move played, written only where the log is kept
-        w.add(d, "if log is not None:")
-        for k, (names, inner, _steps, label) in enumerate(made):
-            w.add(d + 1, f"{'if' if k == 0 else 'elif'} which == {k}:")
-            env = self.unpack(names, inner, seat, d + 2)
-            w.add(d + 2, f"lab = {self.template(label, env)}")
-        if pass_label is not None:
-            w.add(d + 1, "else:" if made else "if True:")
-            w.add(d + 2, f"lab = {w.c(pass_label)}")
-        w.add(d + 1, f"log.append({{'seat': {seat}, 'action': lab}})")
 
     def effects(self, made: list, seat: str, d: int) -> None:
         """The effects of the option played (`which`, its payload `pl`) for `seat`."""
@@ -855,7 +879,7 @@ class _Gen:
         w.add(d + 1, "seat = (active + k) % n")
         made = self.options(step, env, "seat", d + 1)
         w.add(d + 1, "if out:")
-        self.pick(d + 2, "seat", made, step.pass_label)
+        self.pick(d + 2)
         w.add(d + 2, f"{chosen}.append((seat, which, pl))")
         w.add(d, f"for seat, which, pl in {chosen}:")
         self.effects(made, "seat", d + 1)
@@ -873,7 +897,7 @@ class _Gen:
         w.add(d, "if not out:")
         if step.none is None:
             w.add(d + 1, "raise GiveBack")
-            self.pick(d, "seat", made, step.pass_label)
+            self.pick(d)
             self.effects(made, "seat", d)
             return 1
         raise Uncovered("a `choose` with `none:` steps")
@@ -987,31 +1011,17 @@ class _Gen:
         e = d + 1
         if step.auto:
             w.add(d + 1, "if len(out) == 1:")
-            w.add(d + 2, "which, pl = out[0]")
-            self.option_label(made, "seat", d + 2, step.pass_label, ", 'forced': True")
+            w.add(d + 2, "which, pl = out[0]")  # the engine's replay logs it as forced
             forced = self.option_steps(made, "seat", d + 2, True)
             w.add(d + 2, "pass")
             w.add(d + 1, "else:")
             e = d + 2
-        self.pick(e, "seat", made, step.pass_label)
+        self.pick(e)
         if self.calls:
             w.add(e, "cw = TURN_WORK")  # a decision: the next call begins
         picked = self.option_steps(made, "seat", e, False)
         w.add(e, "pass")
         return 1 + max(none, forced, picked)
-
-    def option_label(self, made: list, seat: str, d: int, pass_label: Any, extra: str) -> None:
-        """The log entry of the option played (`which`, its payload `pl`)."""
-        w = self.w
-        w.add(d, "if log is not None:")
-        for k, (names, inner, _steps, label) in enumerate(made):
-            w.add(d + 1, f"{'if' if k == 0 else 'elif'} which == {k}:")
-            env = self.unpack(names, inner, seat, d + 2)
-            w.add(d + 2, f"lab = {self.template(label, env)}")
-        if pass_label is not None:
-            w.add(d + 1, "else:" if made else "if True:")
-            w.add(d + 2, f"lab = {w.c(pass_label)}")
-        w.add(d + 1, f"log.append({{'seat': {seat}, 'action': lab{extra}}})")
 
     def option_steps(self, made: list, seat: str, d: int, framed: bool) -> int:
         """The steps of the option played: a frame (`framed`: played by itself; or steps
@@ -1092,7 +1102,7 @@ class _Gen:
             raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
         kinds = game.components
         head = [
-            "def play(st, grng, randrange, study, logging, entry):",
+            "def play(st, grng, randrange, getbits, study, entry, moves, saved):",
             "    n = st.n",
             "    PLAYERS = range(n)",
             "    active, start, turn, rnd = st.active, st.start, st.turn, st.round",
@@ -1100,12 +1110,10 @@ class _Gen:
             "    reason = None",
             # the chance step played first was counted when the machine reached it
             "    steps, work, logc = st._steps_left + 1, st._work_left, st._log_chars",
-            "    log = [] if logging else None",
             "    made = options = most = 0",
             "    cw = 0",
             "    rand = grng.random",
             "    comps = st.comps",
-            "    saved = [kind.copy_state(s) for kind, s in zip(KINDS, comps)]",
         ]
         for i, name in enumerate(self.pvar_names):
             head.append(f"    p{i} = [p[{w.c(name)}] for p in st.pvars]")
@@ -1120,6 +1128,7 @@ class _Gen:
             "    except BaseException:",
             "        for kind, s, old in zip(KINDS, comps, saved):",
             "            kind.flat_restore(s, old)",
+            "        moves.append((made, options, most))",
             "        raise",
             "    st.active, st.turn, st.round = active, turn, rnd",
             "    st.over, st.end_reason, st._ending = True, reason, False",
@@ -1134,8 +1143,7 @@ class _Gen:
             tail.append(f"    for p, x in zip(st.pvars, p{i}): p[{w.c(name)}] = x")
         for i, name in enumerate(self.gvar_names):
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
-        tail += ["    if log is not None: st.log.extend(log)",
-                 "    return made, options, most"]
+        tail += ["    return made, options, most"]
         w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work,
                         CALL_WORK=budget.WORK_PER_CALL)
         return "\n".join(head + body + tail) + "\n", frozenset(entries)
@@ -1163,7 +1171,7 @@ class _Gen:
 
 
 #: the builtins the flat code calls, its only ones
-_BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, str, bool,
+_BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, tuple, str, bool,
                                       zip, abs, any, all, enumerate, sorted)} | {
     "BaseException": BaseException}
 

@@ -503,15 +503,15 @@ class Dice(Kind):
         w = gen.w
         w.add(d, f"m = d{i}[2]")
         w.add(d, f"r = d{i}p if m is None else m")
-        w.add(d, "if log is not None:")
-        w.add(d + 1, "o = {}")
-        for pos, n, sides in self.dice:
-            w.add(d + 1, f"if r[{pos}]: o[{w.c(n)}] = d{i}f[{pos}] = int(rand() * {sides}) + 1")
-        w.add(d + 1, f"log.append({{'chance': {w.c(name)}, 'outcome': o}})")
-        w.add(d, "else:")
         for pos, _n, sides in self.dice:
-            w.add(d + 1, f"if r[{pos}]: d{i}f[{pos}] = int(rand() * {sides}) + 1")
+            w.add(d, f"if r[{pos}]: d{i}f[{pos}] = int(rand() * {sides}) + 1")
         w.add(d, f"d{i}[2] = None")
+        gen.record(d, f"tuple(d{i}f)")
+
+    def flat_outcome(self, view: DiceView, faces: tuple) -> dict[str, int]:
+        """A roll's outcome from the faces the flat play recorded after it."""
+        rolled = self._rolled(view)
+        return {n: faces[i] for i, n, _k in self.dice if rolled[i]}
 
 
 Dice.chances = {

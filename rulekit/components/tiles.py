@@ -421,9 +421,11 @@ class TileSet(Kind):
         w.add(d, f"for p, hd in enumerate(h{i}): hd[:] = sorted(o[p * z:(p + 1) * z], "
                  f"key={w.c(_by_id)})")
         w.add(d, f"k{i}[:] = o[len(h{i}) * z:][::-1]")
-        w.add(d, "if log is not None:")
-        w.add(d + 1, f"log.append({{'chance': {w.c(name)}, "
-                     "'outcome': [[t.a, t.b] for t in o]})")
+        gen.record(d, "o")
+
+    def flat_outcome(self, view: TileSetView, order: list) -> list[list[int]]:
+        """A deal's outcome from the order the flat play recorded (the whole set)."""
+        return [[t.a, t.b] for t in order]
 
 
 def flat_tile_attr(gen: Any, base: Any, name: str, type_: Any) -> Any:

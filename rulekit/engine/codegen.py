@@ -365,9 +365,9 @@ def _emit(out: _Block, step: Any, depth: int, top: bool, consts: dict[str, Any])
         out.add(depth, f"if st._log_chars > {pysource.const(MAX_LOG_CHARS)}:")
         out.add(depth + 1, f"raise {pysource.const(log_too_long)}()")
         if to is None:
-            out.add(depth, f"st.log.append({{{pysource.const('say')}: {x}}})")
+            out.add(depth, f"st._log.append({{{pysource.const('say')}: {x}}})")
         else:
-            out.add(depth, f"st.log.append({{{pysource.const('say')}: {x}, "
+            out.add(depth, f"st._log.append({{{pysource.const('say')}: {x}, "
                            f"{pysource.const('to')}: ({to.src}).seat}})")
         return True
     if kind == "Let":

@@ -312,7 +312,7 @@ class _Writer:
             self.add(2, f"{chance}.apply({view}, {outcome})")
         self.add(2, "st._version += 1")
         self.add(2, f"st._dirty |= {c(step.writes)}")
-        self.add(2, f"st.log.append({{{c('chance')}: {c(step.name)}, "
+        self.add(2, f"st._log.append({{{c('chance')}: {c(step.name)}, "
                     f"{c('outcome')}: {outcome}}})")
 
     def records(self, depth: int, step: S.Choose, seat: str) -> tuple[str, str]:
@@ -355,7 +355,8 @@ class _Writer:
         return key, make, p
 
     def log(self, depth: int, seat: str, label: str) -> None:
-        self.add(depth, f"st.log.append({{{self.c('seat')}: {seat}, {self.c('action')}: {label}}})")
+        c = self.c
+        self.add(depth, f"st._log.append({{{c('seat')}: {seat}, {c('action')}: {label}}})")
 
     def made(self, depth: int, record: tuple[str, str, str], base: str, seat: str) -> str:
         """The Action of the record picked, logged."""
@@ -419,7 +420,7 @@ class _Writer:
             self.add(2, f"elif {c(len)}({out}) == 1:")
             self.add(3, f"{key}, {make}, {p} = {out}[0]")
             self.add(3, f"{a} = {make}({key}, {seat}, {base}, {p})")
-            self.add(3, f"st.log.append({{{c('seat')}: {seat}, {c('action')}: {a}.label, "
+            self.add(3, f"st._log.append({{{c('seat')}: {seat}, {c('action')}: {a}.label, "
                         f"{c('forced')}: True}})")
             self.add(3, f"if {a}.steps:")
             self.action_frame(4, step, a)

@@ -127,8 +127,8 @@ class State:
     __slots__ = ("game", "n", "seed", "rng", "_imagined", "gvars", "pvars", "active",
                  "start", "turn", "round", "_next_seat", "phase", "over", "end_reason",
                  "_ending", "_playing", "_steps_left", "_work_left", "_log_chars", "_stale",
-                 "log", "_pending", "_pending_chance", "_stack", "_dirty", "_version",
-                 "_defs", "_view_seeds", "comps", "players", "gviews", "_rng_from",
+                 "_log", "_pending", "_pending_chance", "_stack", "_dirty", "_version",
+                 "_defs", "_view_seeds", "comps", "players", "gviews", "_rng_from", "_unlogged",
                  "_seat_logs")
 
     def __init__(self, game: Game, players: int, seed: int | None) -> None:
@@ -158,7 +158,10 @@ class State:
         self._work_left = budget.WORK_PER_GAME
         self._log_chars = 0
         self._stale = -1  # bits triggers changed after earlier triggers were checked
-        self.log: list[dict] = []
+        self._log: list[dict] = []
+        # moves played but not yet written in the log: (the state they were played from,
+        # the moves), written when the log is read (see `log`)
+        self._unlogged: Any = None
         self._pending: Decision | None = None
         self._pending_chance: Any = None
         self._stack: list = []
@@ -177,6 +180,51 @@ class State:
     @_metered
     def _start(self) -> None:
         self._run()
+
+    @property
+    def log(self) -> list[dict]:
+        """The game so far as JSON data: chance outcomes, decisions, said lines.
+
+        Random play on the flat backend records its moves only; they are written here
+        when the log is first read, by the engine replaying them from the state they
+        were played from (the same outcomes, the same options): what nobody reads is
+        never written."""
+        if self._unlogged is not None:
+            self._write_unlogged()
+        return self._log
+
+    @log.setter
+    def log(self, value: list[dict]) -> None:
+        self._log = value
+        self._unlogged = None
+
+    def _moves_start(self, comps: list) -> State:
+        """A copy to replay moves from (`_unlogged`): this state as it stands, with `comps`
+        (copies of its components made before the moves) and its log list itself, so that
+        the replay writes this state's log; its views are made when it is replayed."""
+        c = State.__new__(State)
+        _copy_fields(self, c)
+        c.rng = None  # type: ignore[assignment]
+        c._rng_from = 0  # a replay imposes every outcome: nothing is drawn
+        c.comps = comps
+        c.pvars = [dict(p) for p in self.pvars]
+        c.gvars = dict(self.gvars)
+        c._stack = [f.copy() for f in self._stack]
+        for f in c._stack:
+            f.env = dict(f.env)
+        c._defs = {}
+        c._seat_logs = {}
+        c._view_seeds = (None, -1, {})
+        c._playing = False
+        c._unlogged = None
+        return c
+
+    def _write_unlogged(self) -> None:
+        start, moves = self._unlogged
+        self._unlogged = None
+        start._make_views()
+        replay_moves(start, moves)
+        self._log = start._log
 
     def _make_views(self) -> None:
         self.players = [self.game.player_class(self, i) for i in range(self.n)]
@@ -236,7 +284,7 @@ class State:
 
     def _play(self, pending: Decision, chosen: Action, label: str) -> None:
         self._pending = None
-        self.log.append({"seat": pending.seat, "action": label})
+        self._log.append({"seat": pending.seat, "action": label})
         window = pending.window
         if window is not None:
             window.choices.append(chosen)
@@ -283,12 +331,13 @@ class State:
             chance.apply(view, outcome)
         self._version += 1
         self._dirty |= step.writes
-        self.log.append({"chance": step.name, "outcome": outcome})
+        self._log.append({"chance": step.name, "outcome": outcome})
         self._run()
         return outcome
 
     def playout(self, rng: random.Random, decisions: int | None = None,
-                value: Callable[[list, int], float] | None = None) -> int:
+                value: Callable[[list, int], float] | None = None, *,
+                log: bool = True) -> int:
         """Play on with random legal actions and sampled chance outcomes until the game
         ends, or until `decisions` decisions were made; returns how many were made.
 
@@ -300,8 +349,13 @@ class State:
         With `value` (a function of the scores and a seat), every move is one whose
         `preview` has the highest value of its scores for the seat deciding, equal ones
         chosen by `rng`: the game of a loop of a greedy bot's `choose`.
+
+        Random play to the end runs on the game's flat backend where it covers the game
+        (`rulekit compile --backend flat FILE` says whether it does): the same game. With
+        `log=False` the moves it plays are left out of the log, for a caller that reads
+        only the outcome (scores, the end); its cost is a good part of a fast game's.
         """
-        return self._playout(rng, decisions, value).made
+        return self._playout(rng, decisions, value, log=log).made
 
     def _playout(self, rng: random.Random, decisions: int | None,
                  value: Callable[[list, int], float] | None, study: bool = False,
@@ -326,8 +380,9 @@ class State:
         if value is None and left < 0 and game.flat is not None:
             done = game.flat.play(self, rng, randrange, study, log)
             if done is not None:
-                play.made, play.options, play.most = done
-                return play
+                play.made, play.options, play.most, over = done
+                if over:
+                    return play
         # random moves: the game's generated turns play the turns the playout cannot stop
         # within (see flowgen)
         self._playing = play if value is None and game.turns else True
@@ -472,7 +527,8 @@ class State:
             c._rng_from = self._rng_from
         c.gvars = dict(self.gvars)
         c.pvars = [dict(p) for p in self.pvars]
-        c.log = list(self.log)
+        c._log = list(self.log)
+        c._unlogged = None
         c._seat_logs = {}
         c._playing = False
         c._view_seeds = (None, -1, {})
@@ -578,7 +634,7 @@ class State:
         c._rng_from = rng.getrandbits(64)  # the copy's RNG, seeded at its first draw
         c.seed = None
         if self.game.private_lines or self.secret_chances():
-            c.log = c.log_for(seat) if imagined else self.log_for(seat)
+            c._log = c.log_for(seat) if imagined else self.log_for(seat)
         # the steps run so far may have followed hidden data: the copy gets a fresh budget
         c._steps_left = self.game.max_steps
         return c
@@ -916,6 +972,18 @@ _copy_fields = pysource.compile_function(
     "def copy(src, dst):\n" + "".join(f"    dst.{f} = src.{f}\n" for f in State.__slots__
                                       if f not in ("rng", "_rng_from")),
     {}, "copy")
+
+
+def replay_moves(st: State, moves: list) -> None:
+    """Play recorded moves on `st` through the engine: a chance step's outcome as its kind
+    reads it back from the record (`flat_outcome`), a decision's option by its index."""
+    for move in moves:
+        step = st._pending_chance
+        if step is not None:
+            kind = st.game.components[step.component]
+            st.resolve_chance(kind.flat_outcome(step.view(st), move))
+        else:
+            st.apply(st.legal_actions()[move])
 
 
 def _imagine_window_choices(c: State, seat: int, rng: random.Random) -> bool:

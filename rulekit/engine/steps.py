@@ -178,9 +178,9 @@ class Say(Step):
         if st._log_chars > MAX_LOG_CHARS:
             raise log_too_long()
         if self.to is None:
-            st.log.append({"say": text})
+            st._log.append({"say": text})
         else:
-            st.log.append({"say": text, "to": self.to(st, env).seat})
+            st._log.append({"say": text, "to": self.to(st, env).seat})
         return False
 
 
@@ -807,7 +807,7 @@ class Choose(Step):
         if self.auto and d.size() == 1:
             # nothing to decide: the only option happens by itself, and the log says so
             action = d.pick(0)
-            st.log.append({"seat": seat, "action": action.label, "forced": True})
+            st._log.append({"seat": seat, "action": action.label, "forced": True})
             if action.steps:
                 st._stack.append(SeqFrame(action.steps, action.env, "", st.game.check_effects))
             return False
