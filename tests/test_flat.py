@@ -206,3 +206,21 @@ def test_a_playout_without_its_log_plays_the_same_game() -> None:
     assert logged.playout(random.Random(8)) == bare.playout(random.Random(8), log=False)
     assert _outcome(logged, False) == _outcome(bare, False)
     assert len(bare.log) < len(logged.log) // 10
+
+
+@pytest.mark.parametrize("name", ["domino7.yaml", "domino-fives.yaml"])
+def test_a_domino_game_given_back_mid_way_is_the_machines(name: str) -> None:
+    """The flat play made to give the game back at a later turn (after decisions within
+    `none:` steps, forced lays and draws): the engine replays its moves and plays on, and
+    the game is the machine's, its log, scores and counts."""
+    game = rulekit.load_game(str(GAMES / name))
+    made = game.flat
+    assert made is not None and "if cw > CALL_WORK: raise GiveBack" in made.source
+    for stop in (3, 17, 40):
+        source = made.source.replace("if cw > CALL_WORK: raise GiveBack",
+                                     f"if turn > {stop}: raise GiveBack")
+        early = flat.load(game, source, made.consts, made.entries, made.decisions)
+        for seed in range(4):
+            for study in (False, True):
+                assert _play(game, game.max_players, seed, study, early) == \
+                    _play(game, game.max_players, seed, study, None), (stop, seed, study)

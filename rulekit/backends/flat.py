@@ -3,9 +3,14 @@
 Where today's generated turns (flowgen) still run the engine's general machine (views,
 option records, the work meter per decision, change bits, a check after every step that
 changed something), the flat backend writes a game's whole random play, from a turn's
-chance step to the end, as straight-line code over the components' own lists, the
-players' variables as one list each, and ints: options are tuples in a list, a pick is
-one draw, the end conditions are tested after the steps that may change what they read.
+chance step (or, in a game whose turns begin with a decision, from that decision: the
+first turn's, once the machine has dealt) to the end, as straight-line code over the
+components' own lists, the players' variables as one list each, and ints: options are
+tuples in a list, a pick is one draw, the end conditions are tested after the steps that
+may change what they read. Steps the machine runs in frames of their own (`none:` steps,
+blocks that may pause, an option played by itself) are counted against the step budget
+and followed by the end checks exactly where the machine's frames are; defines are
+written where they are read.
 
 It plays the games the machine plays, draw for draw, and it gives a game back rather
 than ever playing it differently: it works on a copy of what it changes and keeps both
@@ -13,7 +18,10 @@ RNGs' states, and whatever the machine would have stopped on (a budget that migh
 out, an error, a step it does not cover) makes it hand the untouched state back, so the
 machine plays that game instead and fails with its own located message. The work budget
 is kept by a bound: every step is charged a cost computed from the game's structure
-(the longest lists it loops over), which is far above what the machine's meter charges.
+(the longest lists it loops over, the lists its `in`s scan), which is far above what the
+machine's meter charges; a turn is charged every step and check written for it, and where
+turns follow each other without a pause, the work of one call of the machine is bounded
+too.
 
 A game it does not cover (a building block without a flat form, a step it has no code
 for) keeps the machine's path; `rulekit compile --backend flat FILE` shows the module or
