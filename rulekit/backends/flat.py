@@ -54,6 +54,10 @@ MOST_LINES = 4000
 UNITS_PER_ELEMENT = 100
 #: what a step is charged at least
 UNITS_PER_STEP = 1000
+#: how deeply defines that read defines are written where they are read, and how long one
+#: may come out (a define read twice by each of a chain of others doubles at each step)
+MOST_DEFINES_DEEP = 40
+MOST_DEFINE_CHARS = 20_000
 #: what a step is charged per element an `in` may scan, per element of its longest loop (the
 #: machine charges one unit per element scanned)
 UNITS_PER_SCAN = 2
@@ -322,11 +326,19 @@ class _Gen:
         it)."""
         if name in self._defining:
             raise Uncovered(f"the define '{name}', which reads itself")
+        if len(self._defining) >= MOST_DEFINES_DEEP:
+            raise Uncovered(f"defines that read defines more than {MOST_DEFINES_DEEP} deep")
         self._defining.add(name)
         try:
-            return self.expr(c, env)
+            v = self.expr(c, env)
         finally:
             self._defining.discard(name)
+        if v.src is not None and len(v.src) > MOST_DEFINE_CHARS:
+            # defines that read others several times each (doubling): written out, their
+            # source would grow without end
+            raise Uncovered(f"the define '{name}', more than {MOST_DEFINE_CHARS} characters "
+                            "of code where it is read")
+        return v
 
     def _attr(self, node: Any, env: dict[str, V]) -> V:
         base = self.ex(node.kids[0], env)
@@ -1198,6 +1210,8 @@ def build(game: Any) -> tuple[FlatGame | None, str]:
         source, entries = gen.module()
     except Uncovered as exc:
         return None, str(exc)
+    except RecursionError:  # expressions nested too deeply to write out: the machine's
+        return None, "expressions nested too deeply"
     return load(game, source, gen.w.consts, entries, gen.decisions), source
 
 
