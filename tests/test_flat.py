@@ -224,3 +224,30 @@ def test_a_domino_game_given_back_mid_way_is_the_machines(name: str) -> None:
             for study in (False, True):
                 assert _play(game, game.max_players, seed, study, early) == \
                     _play(game, game.max_players, seed, study, None), (stop, seed, study)
+
+
+@pytest.mark.parametrize("name", ["qwixx.yaml", "domino7.yaml", "domino-fives.yaml"])
+def test_a_playout_from_a_copy_in_progress_is_the_machines(name: str) -> None:
+    """A search bot's playout: from a copy of a game in progress (often at a turn's
+    decision, where the flat play starts by asking it anew), the flat play's game is the
+    machine's, its log included."""
+    game = rulekit.load_game(str(GAMES / name))
+    made = game.flat
+    assert made is not None
+    for seed in range(6):
+        st = game.new_game(players=game.max_players, seed=seed)
+        rng = random.Random(seed)
+        game.__dict__["flat"] = None
+        st.playout(rng, decisions=rng.randrange(1, 30))
+        game.__dict__.pop("flat", None)
+        for study in (False, True):
+            played = []
+            for use in (made, None):
+                game.__dict__["flat"] = use
+                try:
+                    c = st.clone()
+                    p = c._playout(random.Random(seed + 5), None, None, study)
+                    played.append((_outcome(c, True), p.made, p.options, p.most))
+                finally:
+                    game.__dict__.pop("flat", None)
+            assert played[0] == played[1], (seed, study)
