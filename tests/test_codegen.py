@@ -12,10 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 import rulekit
+from rulekit.backends import codegen, flowgen, pysource
 from rulekit.bots import GreedyAgent
 from rulekit.cli import main
-from rulekit.engine import codegen, flowgen
-from rulekit.expr import pysource
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted(p for p in (ROOT / "games").glob("*.yaml") if ".tests." not in p.name)

@@ -602,7 +602,8 @@ def test_a_template_of_many_numbers_is_joined_and_a_long_text_is_still_refused(
         functions: bool) -> None:
     """Numbers and truth values are short: many of them need no length check; texts and
     numbers that could pass the limit together are checked as before."""
-    from rulekit.expr import budget, pysource
+    from rulekit.backends import pysource
+    from rulekit.expr import budget
 
     old, pysource.FUNCTIONS = pysource.FUNCTIONS, functions
     try:

@@ -139,8 +139,7 @@ score: "0"
 
 def load_as(tmp_path, text, generated):
     """The game as generated code, or with every part as closures."""
-    from rulekit.engine import codegen, flowgen
-    from rulekit.expr import pysource
+    from rulekit.backends import codegen, flowgen, pysource
 
     old = codegen.ENABLED, pysource.FUNCTIONS, flowgen.ENABLED
     codegen.ENABLED = pysource.FUNCTIONS = flowgen.ENABLED = generated

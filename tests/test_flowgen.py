@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import rulekit
+from rulekit.backends import flowgen
 from rulekit.bots import RandomAgent
-from rulekit.engine import flowgen
 from rulekit.errors import FlowError
 from rulekit.studies.play import _play as study_play
 

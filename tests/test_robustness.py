@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 import rulekit
+from rulekit.backends import codegen, flowgen, pysource
 from rulekit.check import (
     NEVER_ENDS,
     NO_LEGAL_ACTION,
@@ -26,8 +27,6 @@ from rulekit.check import (
     check_game,
 )
 from rulekit.cli import main
-from rulekit.engine import codegen, flowgen
-from rulekit.expr import pysource
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -40,10 +40,11 @@ import random
 import re
 from typing import Any
 
+from rulekit.backends import pysource
 from rulekit.engine import labels
 from rulekit.engine import steps as S
 from rulekit.engine.state import _CALLS, _late, _rebind_action, replay_moves
-from rulekit.expr import budget, pysource, runtime
+from rulekit.expr import budget, runtime
 from rulekit.expr.types import BOOL, INT, STR, ListT, ObjT, Type
 
 #: False: playouts run on the machine's path (the differential tests compare both)

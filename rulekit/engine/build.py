@@ -13,9 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 import rulekit.components  # noqa: F401  (registers the kinds)
+from rulekit.backends import codegen, flowgen, pysource
 from rulekit.components.base import REGISTRY, Kind
 from rulekit.components.fixed import LOAD_ERRORS, fixed_value, for_players
-from rulekit.engine import codegen, flowgen, labels
+from rulekit.engine import labels
 from rulekit.engine import steps as S
 from rulekit.errors import Diagnostic, GameFileError
 from rulekit.expr import (
@@ -35,7 +36,6 @@ from rulekit.expr import (
     compile_bindings,
     compile_expr,
     compile_template,
-    pysource,
 )
 from rulekit.expr.budget import charge
 from rulekit.spec.source import Path_, Pos, Source

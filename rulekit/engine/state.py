@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from rulekit.backends import pysource
 from rulekit.engine.steps import (
     Action,
     Decision,
@@ -25,7 +26,7 @@ from rulekit.errors import (
     IllegalActionError,
     PieceError,
 )
-from rulekit.expr import budget, pysource
+from rulekit.expr import budget
 
 if TYPE_CHECKING:
     from rulekit.engine.game import Game
@@ -106,7 +107,7 @@ class Play:
         self.depth = 1
         self.randrange = randrange
         #: the decisions the playout may make (-1: to the end), and the most decisions the
-        #: rest of a turn can ask, by phase and step (flowgen.turn_bounds)
+        #: rest of a turn can ask, by phase and step (backends.flowgen.turn_bounds)
         self.left = left
         self.bounds = bounds
         #: as a study's random bots play (`rng.choice(legal_actions())`): a decision of one
@@ -384,7 +385,7 @@ class State:
                 if over:
                     return play
         # random moves: the game's generated turns play the turns the playout cannot stop
-        # within (see flowgen)
+        # within (see backends.flowgen)
         self._playing = play if value is None and game.turns else True
         try:
             while not self.over and play.made != left:
@@ -870,7 +871,7 @@ class State:
         since it was last checked (otherwise its value is the false it had then).
 
         The closure path's `game.after_step`; a game's generated code has its own
-        (codegen.checks_function), which does the same work."""
+        (backends.codegen.checks_function), which does the same work."""
         game = self.game
         changed = self._dirty | self._stale
         self._dirty = 0

@@ -31,7 +31,7 @@ class Step:
     #: bits of the parts of the game the step may change (-1: any; see GameBuild.mask)
     writes = -1
     #: the checked parts the step is made of, for generated code (None: it has none);
-    #: see codegen.step_function
+    #: see backends.codegen.step_function
     gen: Any = None
     #: the names visible where the step stands (a Scope), for generated code
     scope: Any = None
@@ -549,7 +549,7 @@ class KeyedAction(Action):
     """A legal move whose label, PREFIX + SEP.join(numbers) + SUFFIX, is written when it is
     first read: a random playout or a search reads the label of the move it plays only.
 
-    Options of such a label are told apart by their numbers (see codegen), which give the
+    Options of such a label are told apart by their numbers (see backends.codegen), which give the
     label one to one.
     """
 
@@ -587,7 +587,7 @@ def _no_effects(st: Any, seat: int, base: dict, payload: Any) -> None:
     """The effects of passing, for the generated turns: none."""
 
 
-# what the generated turns read of a record's maker (see codegen._record_maker): the
+# what the generated turns read of a record's maker (see backends.codegen._record_maker): the
 # effects of the option played as one function (None: make the Action), the label of a
 # key that is not a label (None: every key is its label)
 _given.run = None  # type: ignore[attr-defined]
@@ -842,7 +842,7 @@ class Trigger:
     where: str
     #: bits of what the condition and the `for` lists read (-1: cannot be told)
     mask: int = -1
-    #: the checked condition, for generated code (see codegen.trigger_function)
+    #: the checked condition, for generated code (see backends.codegen.trigger_function)
     gen: Any = None
 
     def fire(self, st: State) -> None:

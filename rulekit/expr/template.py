@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.expr import pysource as py
+from rulekit.backends import closures as cl
+from rulekit.backends import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import MAX_INT_BITS, MAX_STR
-from rulekit.expr.compiler import Compiled, Fn, _guarded, compile_node, need_text, reads_of
+from rulekit.expr.check import Compiled, _guarded, compile_node, need_text, reads_of
 from rulekit.expr.errors import ExprError
 from rulekit.expr.parser import position, unquoted
 from rulekit.expr.scope import Scope
+from rulekit.expr.tree import Fn
 from rulekit.expr.types import BOOL, INT, STR, ObjT, Type
 
 #: the longest a whole number or a truth value is written
@@ -127,39 +129,17 @@ def compile_template(text: str, scope: Scope) -> Compiled:
         # joined without the length check of many parts (and the work it charges)
         short = sum(_SHORT.get(n.type, MAX_STR + 1) for n in nodes) <= MAX_STR
         with py.collecting(consts):
-            src = _source(srcs, short)
-        fn = _assemble(pieces, short)
+            src = py.template_src(srcs, short)
+        fn = cl.template_fn(pieces, short)
         if src is not None and not constant:
             names = sorted(free)
             fn = py.function(src, consts, [scope.pynames[n] for n in names], names) or fn
-        plain = src is not None and (short or len(nodes) <= 2)  # as `_source` writes it
+        plain = src is not None and (short or len(nodes) <= 2)  # as template_src writes it
         return Compiled(fn, STR, text, constant, src, consts, reads_of(nodes),
                         _joined(pieces, nodes), tuple(srcs) if plain else None,
                         node=("template", tuple(tree)))
 
     return _guarded(run)
-
-
-def _source(parts: list, short: bool) -> str | None:
-    """The template as Python source: literals and rendered values joined, checked for
-    length as `_assemble`'s closure does when it has many parts that are not `short`."""
-    out = []
-    literal = 0
-    for part in parts:
-        if isinstance(part, str):
-            out.append(py.const(part))
-            literal += len(part)
-        else:
-            src, render, type_ = part
-            if src is None:
-                return None
-            out.append(src if type_ is STR else py.call(render, src))
-    if not out:
-        return py.const("")
-    if short or sum(1 for p in parts if not isinstance(p, str)) <= 2:
-        return "(" + " + ".join(out) + ")"  # type: ignore[arg-type]
-    return py.call(runtime.template_text, py.const(MAX_STR + literal),
-                   "(" + ", ".join(out) + ",)")  # type: ignore[arg-type]
 
 
 def _joined(pieces: list, nodes: list) -> tuple[str, str, str, str] | None:
@@ -182,51 +162,3 @@ def _append_literal(pieces: list, s: str) -> None:
         pieces.append(s)
 
 
-def _assemble(pieces: list[str | tuple[Fn, Callable[[Any], str]]], short: bool) -> Fn:
-    """One closure for the whole template: head + r1(f1()) + lit1 + r2(f2()) + lit2 ...;
-    the text of many parts is checked for length unless they are all `short`."""
-    head = ""
-    if pieces and isinstance(pieces[0], str):
-        head = pieces[0]
-        pieces = pieces[1:]
-    if not pieces:
-        return lambda st, env: head
-    pairs: list[tuple[Fn, Callable[[Any], str], str]] = []
-    i = 0
-    while i < len(pieces):
-        fn, render = pieces[i]  # type: ignore[misc]
-        tail = ""
-        if i + 1 < len(pieces) and isinstance(pieces[i + 1], str):
-            tail = pieces[i + 1]  # type: ignore[assignment]
-            i += 1
-        pairs.append((fn, render, tail))
-        i += 1
-    if len(pairs) == 1:
-        (f1, r1, t1), = pairs
-        if not head and not t1:
-            return lambda st, env: r1(f1(st, env))
-        return lambda st, env: head + r1(f1(st, env)) + t1
-    if len(pairs) == 2:
-        (f1, r1, t1), (f2, r2, t2) = pairs
-        return lambda st, env: head + r1(f1(st, env)) + t1 + r2(f2(st, env)) + t2
-    frozen = tuple(pairs)
-    if short:
-        def joined(st: Any, env: dict) -> str:
-            out = [head]
-            for f, r, t in frozen:
-                out.append(r(f(st, env)))
-                out.append(t)
-            return "".join(out)
-
-        return joined
-    # each value is a string of at most MAX_STR characters, but many of them are not
-    most = MAX_STR + len(head) + sum(len(t) for _f, _r, t in frozen)
-
-    def template(st: Any, env: dict) -> str:
-        out = [head]
-        for f, r, t in frozen:
-            out.append(r(f(st, env)))
-            out.append(t)
-        return runtime.template_text(most, out)
-
-    return template

@@ -25,9 +25,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rulekit.backends import pysource
 from rulekit.engine import steps as S
 from rulekit.engine.state import _CALLS, RUNTIME_ERRORS, State, _failed, _late
-from rulekit.expr import budget, pysource
+from rulekit.expr import budget
 
 #: False: playouts run on the machine of frames (the differential tests compare both)
 ENABLED = True

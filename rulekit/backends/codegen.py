@@ -8,7 +8,7 @@ have effects, and triggers, become one function each in the same way, so that an
 effects run without a call per step or per expression; so do the checks after a step (the
 triggers and the end conditions, by the parts each reads), and, for random play (see
 flowgen), the effects of the option played as one function of its values. The source comes
-from the checked expressions' `src` (see rulekit.expr.pysource): names are the
+from the checked expressions' `src` (see rulekit.backends.pysource): names are the
 compiler's own, and every value from the file is a constant, so a game file cannot change
 the shape of the code. Where an expression has no source form, the engine keeps the
 closure path.
@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rulekit.backends import pysource
 from rulekit.engine.labels import JOIN_PARTS, LabelForm, distinct_keys, label_of
 from rulekit.engine.state import RUNTIME_ERRORS, _failed, end_condition
 from rulekit.engine.steps import (
@@ -30,7 +31,7 @@ from rulekit.engine.steps import (
     _no_effects,
     log_too_long,
 )
-from rulekit.expr import Compiled, budget, pysource
+from rulekit.expr import Compiled, budget
 from rulekit.expr.budget import MAX_INT, MAX_LOG_CHARS, MAX_OPTIONS, BudgetExceeded
 from rulekit.expr.scope import Scope
 

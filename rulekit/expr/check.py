@@ -1,10 +1,11 @@
-"""Compiling parsed expressions into plain Python closures.
+"""The checker: a parsed expression becomes a typed tree (rulekit.expr.tree).
 
-Each expression is compiled once, when a game file is loaded, into a closure
-`fn(st, env)`; the engine then calls that closure many times. So all the work that can be
-done up front is done here: names are resolved, types are checked, constant parts are
-computed, and every node gets a closure specialised for its shape (a constant operand, a
-local variable, an attribute chain, ...). A closure never inspects node kinds at run time.
+Each expression is checked once, when a game file is loaded, and all the work that can be
+done up front is done here: names are resolved, types are checked, the attributes and
+methods a value offers are decided, constant parts are computed (folded), and a mistake
+gets its message, hint and column. Each node also gets what the backends make of it
+(rulekit.backends): its closure `fn(st, env)`, which folding runs too, and its Python
+source where it has one. The checker decides; the backends only build.
 """
 
 from __future__ import annotations
@@ -12,30 +13,28 @@ from __future__ import annotations
 import difflib
 import math
 import operator
-import re
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from lark import Token, Tree
 
-from rulekit.expr import pysource as py
+from rulekit.backends import closures as cl
+from rulekit.backends import pysource as py
 from rulekit.expr import runtime
 from rulekit.expr.budget import (
     MAX_INT_BITS,
     WORK_AT_LOAD,
     BudgetExceeded,
     TooSlow,
-    charged,
     limit,
     metered,
 )
 from rulekit.expr.errors import ExprError
-from rulekit.expr.ops import BINARY, COMMUTATIVE_FOR_NUMBERS, COMPARE, FUNCTION, SWAPPED
+from rulekit.expr.ops import COMPARE
 from rulekit.expr.parser import parse
 from rulekit.expr.scope import Scope
+from rulekit.expr.tree import Fn, Gen, Node, Pos
 from rulekit.expr.types import (
     BOOL,
     INT,
@@ -53,13 +52,9 @@ from rulekit.expr.types import (
     type_of_value,
 )
 
-Fn = Callable[[Any, dict], Any]
-Pos = tuple[int, int]  # (line, column), both 1-based
-
 # Constant folding must never make loading a game file slow or memory-hungry.
 FOLD_LOOP_LIMIT = 10_000
 FOLD_MAX_BITS = 100_000
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,118 +77,12 @@ class Compiled:
     #: a template written as one concatenation, which cannot fail or charge work: its
     #: literals and (value's source, text function, type) of each value (see labels)
     parts: tuple | None = None
-    #: the checked tree (a _N: `op`, `data`, `kids`, `type`), for backends that lower it
+    #: the checked tree (a Node: `op`, `data`, `kids`, `type`), for backends that lower it
     node: Any = None
 
 
-class _N:
-    """What the compiler knows about one sub-expression.
-
-    `const`: the value is known now (`value`); `local`: the node is just `env[local]`;
-    `dyn`: the value depends on the game state (or must not be computed early);
-    `free`: local names the value depends on; `err`: an error that computing this constant
-    part raised, reported unless the part turns out to be unreachable;
-    `chain`: (kind, root, attribute path) for merging `a.b.c` into one attrgetter;
-    `iter_fn`: a cheaper closure to use when the value is only iterated over;
-    `vf`: (name, f) when the value is just f(value of local `name`) (f None: the value
-    itself), which lets a comprehension over `name` run without an env dict.
-    """
-
-    __slots__ = ("fn", "type", "pos", "const", "value", "local", "dyn", "free", "err",
-                 "iter_fn", "chain", "vf", "src", "iter_src", "reads", "joined", "promise",
-                 "guard", "op", "data", "kids")
-
-    def __init__(
-        self,
-        fn: Fn,
-        type_: Type,
-        pos: Pos,
-        *,
-        const: bool = False,
-        value: Any = None,
-        local: str | None = None,
-        dyn: bool = False,
-        free: frozenset[str] = frozenset(),
-        err: ExprError | None = None,
-    ) -> None:
-        self.fn = fn
-        self.type = type_
-        self.pos = pos
-        self.const = const
-        self.value = value
-        self.local = local
-        self.dyn = dyn
-        self.free = free
-        self.err = err
-        self.iter_fn: Fn | None = None
-        self.chain: tuple[str, Any, tuple[str, ...]] | None = None
-        self.vf: tuple[str, Callable[[Any], Any] | None] | None = None
-        self.src: str | None = None  # Python source of the value (see rulekit.expr.pysource)
-        self.iter_src: str | None = None  # cheaper source when only iterated over
-        #: the parts of the game (variables, components) the value depends on; None: unknown
-        self.reads: frozenset[str] | None = frozenset()
-        #: join(SEP, xs) of whole numbers with a constant SEP: (SEP, the node of xs)
-        self.joined: tuple[str, _N] | None = None
-        #: what a method promises of the list it returns: (distinct, numbers), see Method
-        self.promise: tuple[bool, tuple[int, int] | None] = (False, None)
-        #: `xs if c else []` (or `[] if c else xs`): the sources of the test that gives xs
-        #: and of xs, so that a loop over it is a test and a loop over xs
-        self.guard: tuple[str, str] | None = None
-        #: the checked tree, what backends other than the closures lower: the node's
-        #: operation (see `tag`), what it needs besides its operands, and the operands
-        self.op = "const" if const else "?"
-        self.data: Any = value if const else None
-        self.kids: tuple[_N, ...] = ()
-
-    def tag(self, op: str, data: Any = None) -> _N:
-        """Name the operation of a node that is not a constant: `local` (data: its name),
-        `global` (the name and its Global), `attr` (the name), `index`, `method` (the
-        name), `call` (the builtin's name and its _Gen or None), `list`, `comp` (the
-        clauses [(local, list node, [condition nodes])] and the body node), `cond` (a, c,
-        b of `a if c else b`), `and`, `or`, `not`, `neg`, `binop` (the operator: arithmetic,
-        a comparison, `in`)."""
-        if not self.const:
-            self.op = op
-            self.data = data
-        return self
-
-
-class _Gen:
-    """A compiled generator argument / list comprehension.
-
-    `node` evaluates to the list of values; `lazy` (when not None) returns an iterator so
-    that any()/all()/first() can stop early; `count` (when not None) counts the elements
-    without computing them; `fast` says `lazy` is a C-level map/filter pipeline, cheaper
-    than building the list.
-    """
-
-    __slots__ = ("node", "lazy", "count", "fast", "filtered", "clauses", "body_src",
-                 "lazy_src", "loops")
-
-    def __init__(self, node: _N, lazy: Fn | None, count: Fn | None, fast: bool = False) -> None:
-        self.node = node
-        self.lazy = lazy
-        self.count = count
-        self.fast = fast
-        self.filtered = False  # has an `if` clause
-        self.clauses: str | None = None  # source of the `for ... if ...` clauses
-        self.body_src: str | None = None
-        self.lazy_src: str | None = None  # map()/filter() with no Python loop, when possible
-        #: the clauses as source, one (local, list, [conditions]) per `for`
-        self.loops: list[tuple[str, str, list[str]]] | None = None
-
-    @property
-    def gen_src(self) -> str | None:
-        """The generator's source, for builtins that consume it lazily."""
-        if self.lazy_src is not None:
-            return self.lazy_src
-        if self.clauses is None or self.body_src is None:
-            return None
-        return f"({self.body_src} {self.clauses})"
-
-
-def _constant(value: Any, type_: Type, pos: Pos) -> _N:
-    return _N(lambda st, env: value, type_, pos, const=True, value=value)
+def _constant(value: Any, type_: Type, pos: Pos) -> Node:
+    return Node(cl.constant_fn(value), type_, pos, const=True, value=value)
 
 
 def _describe(ex: BaseException) -> str:
@@ -213,11 +102,11 @@ def _make(
     fn: Fn,
     type_: Type,
     pos: Pos,
-    kids: list[_N],
+    kids: list[Node],
     *,
     dyn: bool = False,
     free: set[str] | frozenset[str] | None = None,
-) -> _N:
+) -> Node:
     """A node computed from `kids` by `fn`; folded to a constant when nothing varies."""
     err = None
     names: set[str] = set(free) if free is not None else set()
@@ -230,25 +119,25 @@ def _make(
             names |= k.free
     fr = frozenset(names)
     if err is not None:
-        return _N(fn, type_, pos, dyn=dyn, free=fr, err=err)
+        return Node(fn, type_, pos, dyn=dyn, free=fr, err=err)
     if not dyn and not fr:
         try:
             with limit(WORK_AT_LOAD, "a constant worked out at load"):
                 value = fn(None, {})
         except TooSlow as ex:  # the load's deadline passed: not the expression's doing
             bad = ExprError(str(ex), column=pos[1], line=pos[0])
-            return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
+            return Node(fn, type_, pos, dyn=dyn, free=fr, err=bad)
         except Exception as ex:  # a constant part that always fails
             bad = ExprError(f"this always fails: {_describe(ex)}", column=pos[1], line=pos[0])
-            return _N(fn, type_, pos, dyn=dyn, free=fr, err=bad)
+            return Node(fn, type_, pos, dyn=dyn, free=fr, err=bad)
         return _constant(value, type_, pos)
-    node = _N(fn, type_, pos, dyn=dyn, free=fr)
+    node = Node(fn, type_, pos, dyn=dyn, free=fr)
     node.reads = reads_of(kids)
     node.kids = tuple(kids)
     return node
 
 
-def reads_of(nodes: list[_N]) -> frozenset[str] | None:
+def reads_of(nodes: list[Node]) -> frozenset[str] | None:
     """What a value computed from `nodes` depends on: everything they depend on."""
     out: frozenset[str] = frozenset()
     for n in nodes:
@@ -277,97 +166,11 @@ def _suggest(name: str, candidates: list[str]) -> str | None:
     return f"known here: {', '.join(known[:12])}{more}"
 
 
-def _to_bool(f: Fn) -> Fn:
-    return lambda st, env: bool(f(st, env))
-
-
-def _all_of(fns: list[Fn]) -> Fn:
-    """`f1 and f2 and ...` as one closure."""
-    if len(fns) == 1:
-        return fns[0]
-    if len(fns) == 2:
-        a, b = fns
-        return lambda st, env: a(st, env) and b(st, env)
-    if len(fns) == 3:
-        a, b, c = fns
-        return lambda st, env: a(st, env) and b(st, env) and c(st, env)
-    tup = tuple(fns)
-
-    def all_of(st: Any, env: dict) -> bool:
-        for f in tup:
-            if not f(st, env):
-                return False
-        return True
-
-    return all_of
-
-
-def _any_of(fns: list[Fn]) -> Fn:
-    """`f1 or f2 or ...` as one closure."""
-    if len(fns) == 1:
-        return fns[0]
-    if len(fns) == 2:
-        a, b = fns
-        return lambda st, env: a(st, env) or b(st, env)
-    if len(fns) == 3:
-        a, b, c = fns
-        return lambda st, env: a(st, env) or b(st, env) or c(st, env)
-    tup = tuple(fns)
-
-    def any_of(st: Any, env: dict) -> bool:
-        for f in tup:
-            if f(st, env):
-                return True
-        return False
-
-    return any_of
-
-
-def _chain_fn(kind: str, root: Any, path: tuple[str, ...]) -> Fn:
-    get = operator.attrgetter(".".join(path))
-    if kind == "local":
-        return lambda st, env: get(env[root])
-    if kind == "global":
-        return lambda st, env: get(root(st))
-    return lambda st, env: get(root(st, env))
-
-
 def _apply(
-    func: Callable[..., Any], args: list[_N], type_: Type, pos: Pos, dyn: bool = False
-) -> _N:
+    func: Callable[..., Any], args: list[Node], type_: Type, pos: Pos, dyn: bool = False
+) -> Node:
     """A call of a plain Python function on compiled arguments."""
-    return _make(_call_fn(func, args), type_, pos, args, dyn=dyn)
-
-
-def _call_fn(func: Callable[..., Any], args: list[_N]) -> Fn:
-    """The closure for `func(args...)`, picked by the shape of the arguments."""
-    n = len(args)
-    if n == 1:
-        a = args[0]
-        if a.local is not None:
-            name = a.local
-            fn: Fn = lambda st, env: func(env[name])  # noqa: E731
-        else:
-            fa = a.fn
-            fn = lambda st, env: func(fa(st, env))  # noqa: E731
-    elif n == 2:
-        a, b = args
-        fa, fb = a.fn, b.fn
-        if b.const:
-            cb = b.value
-            fn = lambda st, env: func(fa(st, env), cb)  # noqa: E731
-        elif a.const:
-            ca = a.value
-            fn = lambda st, env: func(ca, fb(st, env))  # noqa: E731
-        else:
-            fn = lambda st, env: func(fa(st, env), fb(st, env))  # noqa: E731
-    elif n == 3:
-        fa, fb, fc = (x.fn for x in args)
-        fn = lambda st, env: func(fa(st, env), fb(st, env), fc(st, env))  # noqa: E731
-    else:
-        fns = tuple(x.fn for x in args)
-        fn = lambda st, env: func(*[f(st, env) for f in fns])  # noqa: E731
-    return fn
+    return _make(cl.call_fn(func, args), type_, pos, args, dyn=dyn)
 
 
 def _decode_string(raw: str) -> str:
@@ -397,10 +200,10 @@ def _comparable(t: Type) -> bool:
 
 
 class _Compiler:
-    """Turns one parse tree into a `_N`; one instance per compiled text."""
+    """Turns one parse tree into a `Node`; one instance per compiled text."""
 
     def __init__(self) -> None:
-        self._dispatch: dict[str, Callable[[Tree, Scope], _N]] = {
+        self._dispatch: dict[str, Callable[[Tree, Scope], Node]] = {
             "int": self._int,
             "float": self._float,
             "string": self._string,
@@ -426,7 +229,7 @@ class _Compiler:
 
     # -- entry -------------------------------------------------------------------------
 
-    def expr(self, tree: Tree, scope: Scope) -> _N:
+    def expr(self, tree: Tree, scope: Scope) -> Node:
         handler = self._dispatch.get(str(tree.data))
         if handler is None:  # pragma: no cover - the grammar and this table go together
             raise self._error(f"unsupported expression ({tree.data})", _pos(tree))
@@ -447,7 +250,7 @@ class _Compiler:
 
     # -- literals ----------------------------------------------------------------------
 
-    def _int(self, tree: Tree, scope: Scope) -> _N:
+    def _int(self, tree: Tree, scope: Scope) -> Node:
         text = str(tree.children[0]).replace("_", "")
         if len(text) > MAX_INT_BITS // 3:  # int() itself refuses 4,300 digits and more
             raise self._error(f"a number of {len(text)} digits: too large", _pos(tree),
@@ -455,13 +258,13 @@ class _Compiler:
                               "digits)")
         return _constant(int(text), INT, _pos(tree))
 
-    def _float(self, tree: Tree, scope: Scope) -> _N:
+    def _float(self, tree: Tree, scope: Scope) -> Node:
         return _constant(float(tree.children[0]), NUM, _pos(tree))
 
-    def _string(self, tree: Tree, scope: Scope) -> _N:
+    def _string(self, tree: Tree, scope: Scope) -> Node:
         return _constant(_decode_string(str(tree.children[0])), STR, _pos(tree))
 
-    def _list(self, tree: Tree, scope: Scope) -> _N:
+    def _list(self, tree: Tree, scope: Scope) -> Node:
         items = [self.expr(c, scope) for c in tree.children]
         elem: Type | None = None
         for it in items:
@@ -472,35 +275,18 @@ class _Compiler:
                     "make the elements alike, e.g. all numbers or all strings")
             elem = new
         type_ = ListT(elem if elem is not None else NEVER)
-        fns = [it.fn for it in items]
-        if not fns:
-            fn: Fn = lambda st, env: []  # noqa: E731
-        elif len(fns) == 1:
-            a = fns[0]
-            fn = lambda st, env: [a(st, env)]  # noqa: E731
-        elif len(fns) == 2:
-            a, b = fns
-            fn = lambda st, env: [a(st, env), b(st, env)]  # noqa: E731
-        elif len(fns) == 3:
-            a, b, c = fns
-            fn = lambda st, env: [a(st, env), b(st, env), c(st, env)]  # noqa: E731
-        else:
-            tup = tuple(fns)
-            fn = lambda st, env: [f(st, env) for f in tup]  # noqa: E731
+        fn = cl.list_fn([it.fn for it in items])
         depth = _list_depth(type_)
         if depth:  # `[a, a]` of lists: what it holds is counted with multiplicity
-            fn = _sized_fn(fn, depth)
+            fn = cl.sized_fn(fn, depth)
         node = _make(fn, type_, _pos(tree), items).tag("list")
         node.promise = (len(items) <= 1, None)  # one element or none: no two equal
-        if all(it.src is not None for it in items):
-            node.src = "[" + ", ".join(it.src for it in items) + "]"  # type: ignore[misc]
-            if depth and not node.const:
-                node.src = py.call(runtime.sized, node.src, py.const(depth))
+        node.src = py.list_src(items, 0 if node.const else depth)
         return node
 
     # -- names -------------------------------------------------------------------------
 
-    def _name(self, tree: Tree, scope: Scope) -> _N:
+    def _name(self, tree: Tree, scope: Scope) -> Node:
         tok = tree.children[0]
         name = str(tok)
         pos = _pos(tok)
@@ -510,8 +296,8 @@ class _Compiler:
             )
         local_t = scope.locals.get(name)
         if local_t is not None:
-            node = _N(lambda st, env: env[name], local_t, pos, local=name,
-                      free=frozenset((name,))).tag("local", name)
+            node = Node(cl.local_fn(name), local_t, pos, local=name,
+                        free=frozenset((name,))).tag("local", name)
             node.chain = ("local", name, ())
             node.vf = (name, None)
             node.src = scope.pynames[name]
@@ -520,16 +306,9 @@ class _Compiler:
         glob = scope.globals.get(name)
         if glob is not None:
             get = glob.get
-            node = _N(lambda st, env: get(st), glob.type, pos, dyn=True).tag("global",
-                                                                             (name, glob))
+            node = Node(cl.global_fn(get), glob.type, pos, dyn=True).tag("global", (name, glob))
             node.chain = ("global", get, ())
-            if glob.src is not None:
-                node.src = glob.src
-            elif glob.var is not None:  # a game variable: the store read inline
-                key = py.const(glob.var)
-                node.src = None if key is None else f"st.gvars[{key}]"
-            else:
-                node.src = py.call(get, "st")
+            node.src = py.global_src(glob)
             node.reads = glob.reads
             return node
         raise self._unknown_name(name, pos, scope)
@@ -547,7 +326,7 @@ class _Compiler:
     def _is_params(tree: Tree | Token) -> bool:
         return isinstance(tree, Tree) and tree.data == "name" and tree.children[0] == "params"
 
-    def _param(self, name: str, pos: Pos, start: Pos, scope: Scope) -> _N:
+    def _param(self, name: str, pos: Pos, start: Pos, scope: Scope) -> Node:
         if name not in scope.params:
             raise self._error(
                 f"unknown parameter '{name}'", pos, _suggest(name, list(scope.params))
@@ -557,7 +336,7 @@ class _Compiler:
 
     # -- attributes, indexing ------------------------------------------------------------
 
-    def _attr(self, tree: Tree, scope: Scope) -> _N:
+    def _attr(self, tree: Tree, scope: Scope) -> Node:
         base_t, name_tok = tree.children
         name = str(name_tok)
         if self._is_params(base_t):
@@ -565,7 +344,7 @@ class _Compiler:
         base = self.expr(base_t, scope)
         return self._get_attr(base, name, _pos(name_tok))
 
-    def _get_attr(self, base: _N, name: str, pos: Pos) -> _N:
+    def _get_attr(self, base: Node, name: str, pos: Pos) -> Node:
         t = base.type
         if name.startswith("_"):  # the grammar has no such names; never reach Python's own
             raise self._error(f"no attribute '{name}'", pos)
@@ -588,26 +367,18 @@ class _Compiler:
         else:
             kind, root, path = "expr", base.fn, ()
         path = path + (name,)
-        node = _make(_chain_fn(kind, root, path), attr_t, base.pos, [base]).tag("attr", name)
+        node = _make(cl.chain_fn(kind, root, path), attr_t, base.pos, [base]).tag("attr", name)
         if not node.const:
             node.chain = (kind, root, path)
             if kind == "local":
                 node.vf = (root, operator.attrgetter(".".join(path)))
-            store = t.stored.get(name)
-            inline = t.inline.get(name)
-            if base.src is not None and store is not None:
-                key = py.const(name)
-                node.src = None if key is None else f"{base.src}.{store}[{key}]"
-            elif base.src is not None and inline is not None:
-                node.src = _inline_src(inline, base.src)
-            elif base.src is not None and py.identifier(name):
-                node.src = f"{base.src}.{name}"
+            node.src = py.attr_src(base, name, t.stored.get(name), t.inline.get(name))
             extra = t.reads.get(name, frozenset())
             node.reads = None if node.reads is None or extra is None else node.reads | extra
             node.promise = (name in t.distinct, None)
         return node
 
-    def _index(self, tree: Tree, scope: Scope) -> _N:
+    def _index(self, tree: Tree, scope: Scope) -> Node:
         base_t, key_t = tree.children
         base = self.expr(base_t, scope)
         key = self.expr(key_t, scope)
@@ -627,27 +398,13 @@ class _Compiler:
                 )
         else:
             raise self._error(f"{bt.name} cannot be indexed with [...]", key.pos)
-        fb, fk = base.fn, key.fn
-        if key.const:
-            ck = key.value
-            if base.local is not None:
-                name = base.local
-                fn: Fn = lambda st, env: env[name][ck]  # noqa: E731
-            else:
-                fn = lambda st, env: fb(st, env)[ck]  # noqa: E731
-        elif base.const:
-            cb = base.value
-            fn = lambda st, env: cb[fk(st, env)]  # noqa: E731
-        else:
-            fn = lambda st, env: fb(st, env)[fk(st, env)]  # noqa: E731
-        node = _make(fn, result, base.pos, [base, key]).tag("index")
-        if base.src is not None and key.src is not None:
-            node.src = f"{base.src}[{key.src}]"
+        node = _make(cl.index_fn(base, key), result, base.pos, [base, key]).tag("index")
+        node.src = py.index_src(base, key)
         return node
 
     # -- calls -------------------------------------------------------------------------
 
-    def _call(self, tree: Tree, scope: Scope) -> _N:
+    def _call(self, tree: Tree, scope: Scope) -> Node:
         func_t, *arg_ts = tree.children
         if isinstance(func_t, Tree) and func_t.data == "attr":
             return self._method_call(func_t, arg_ts, scope)
@@ -668,9 +425,9 @@ class _Compiler:
                     node.tag("call", (name, gen))
                     node.kids = tuple(args)
                 if node.src is None and not node.const:
-                    node.src = _builtin_src(name, args, gen)
+                    node.src = py.builtin_src(name, args, gen)
                     if name == "range":
-                        node.iter_src = py.call(runtime.range_iter, *[a.src for a in args])
+                        node.iter_src = py.range_iter_src(args)
                 return node
             except ExprError as exc:
                 if exc.hint is None:
@@ -678,8 +435,8 @@ class _Compiler:
                 raise
         raise self._error("only built-in functions and methods can be called", _pos(func_t))
 
-    def _args(self, arg_ts: list[Tree], scope: Scope) -> tuple[list[_N], _Gen | None]:
-        args: list[_N] = []
+    def _args(self, arg_ts: list[Tree], scope: Scope) -> tuple[list[Node], Gen | None]:
+        args: list[Node] = []
         gen = None
         for i, a in enumerate(arg_ts):
             if a.data == "genexp":
@@ -693,7 +450,7 @@ class _Compiler:
                 args.append(self.expr(a, scope))
         return args, gen
 
-    def _method_call(self, func_t: Tree, arg_ts: list[Tree], scope: Scope) -> _N:
+    def _method_call(self, func_t: Tree, arg_ts: list[Tree], scope: Scope) -> Node:
         base_t, name_tok = func_t.children
         name = str(name_tok)
         pos = _pos(name_tok)
@@ -728,70 +485,39 @@ class _Compiler:
             result = method.returns
         else:
             raise self._error(f"{t.name} has no method '{name}'", pos)
-        fb = base.fn
-        n = len(args)
-        if n == 0:
-            call0 = operator.methodcaller(name)
-            if base.local is not None:
-                bname = base.local
-                fn: Fn = lambda st, env: call0(env[bname])  # noqa: E731
-            else:
-                fn = lambda st, env: call0(fb(st, env))  # noqa: E731
-        elif n == 1:
-            fa = args[0].fn
-            if base.local is not None and args[0].local is not None:
-                # the common `row.can_cross(n)`: both read straight from the env
-                bname, aname = base.local, args[0].local
-                fn = lambda st, env: getattr(env[bname], name)(env[aname])  # noqa: E731
-            elif base.local is not None:
-                bname = base.local
-                fn = lambda st, env: getattr(env[bname], name)(fa(st, env))  # noqa: E731
-            else:
-                fn = lambda st, env: getattr(fb(st, env), name)(fa(st, env))  # noqa: E731
-        elif n == 2:
-            fa, fc = args[0].fn, args[1].fn
-            fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
-                fa(st, env), fc(st, env)
-            )
-        else:
-            fns = tuple(a.fn for a in args)
-            fn = lambda st, env: getattr(fb(st, env), name)(  # noqa: E731
-                *[f(st, env) for f in fns]
-            )
         # A method may read anything from its object: never computed at load time.
-        node = _make(fn, result, base.pos, [base, *args], dyn=True).tag("method", name)
+        node = _make(cl.method_fn(name, base, args), result, base.pos, [base, *args],
+                     dyn=True).tag("method", name)
         keeps = method.keeps is not None and args[method.keeps].promise[0]
         node.promise = (method.distinct or keeps, method.numbers)
-        if (base.src is not None and py.identifier(name)
-                and all(a.src is not None for a in args)):
-            node.src = f"{base.src}.{name}({', '.join(a.src for a in args)})"  # type: ignore[misc]
+        node.src = py.method_src(base, name, args)
         return node
 
     # -- comprehensions ----------------------------------------------------------------
 
-    def _listcomp(self, tree: Tree, scope: Scope) -> _N:
+    def _listcomp(self, tree: Tree, scope: Scope) -> Node:
         return self._comprehension(tree.children[0], tree.children[1], scope, _pos(tree)).node
 
-    def elem_type(self, node: _N) -> Type:
+    def elem_type(self, node: Node) -> Type:
         """The element type when iterating over `node`; only lists can be iterated."""
         t = node.type
         if isinstance(t, ListT):
             return t.elem
         raise self._error(f"cannot loop over {t.name}: a list is needed", node.pos)
 
-    def _need_bool(self, node: _N, what: str) -> None:
+    def _need_bool(self, node: Node, what: str) -> None:
         t = node.type
         if t is not BOOL and t is not NEVER:
             hint = "compare it, like '... > 0'" if is_numeric(t) else None
             raise self._error(f"{what} needs a true/false value, got {t.name}", node.pos, hint)
 
-    def _comprehension(self, body_t: Tree, comp_t: Tree, scope: Scope, pos: Pos) -> _Gen:
-        levels: list[tuple[str, _N, list[_N]]] = []
+    def _comprehension(self, body_t: Tree, comp_t: Tree, scope: Scope, pos: Pos) -> Gen:
+        levels: list[tuple[str, Node, list[Node]]] = []
         pynames: list[str] = []
         inner = scope
         bound: set[str] = set()
         free: set[str] = set()
-        parts: list[_N] = []
+        parts: list[Node] = []
         for clause in comp_t.children:
             if clause.data == "comp_for":
                 _for, name_tok, _in, iter_t = clause.children
@@ -822,7 +548,7 @@ class _Compiler:
         built = []
         for name, it, conds in levels:
             kept = [c for c in conds if not (c.const and c.value)]
-            cond_fn = _all_of([c.fn for c in kept]) if kept else None
+            cond_fn = cl.all_of([c.fn for c in kept]) if kept else None
             built.append((name, metered(it.iter_fn or it.fn), cond_fn))
 
         fast = False
@@ -830,25 +556,25 @@ class _Compiler:
         if len(built) == 1:
             name, itf, cond_fn = built[0]
             kept = [c for c in levels[0][2] if not (c.const and c.value)]
-            plan = _loop_var_plan(name, body, kept)
+            plan = cl.loop_var_plan(name, body, kept)
             if plan is not None:
                 fast = True
-                values, lazy, count = _fast_single(itf, body, *plan)
+                values, lazy, count = cl.fast_single(itf, body, *plan)
                 it = levels[0][1]
-                if _builtin_only(*plan):
-                    fast_src = _fast_src(it.iter_src or it.src, body, *plan)
+                if py.builtin_only(*plan):
+                    fast_src = py.fast_src(it.iter_src or it.src, body, *plan)
             else:
-                values = _single_values(name, itf, cond_fn, body)
-                lazy = _single_lazy(name, itf, cond_fn, body)
-                count = _single_count(name, itf, cond_fn)
+                values = cl.single_values(name, itf, cond_fn, body)
+                lazy = cl.single_lazy(name, itf, cond_fn, body)
+                count = cl.single_count(name, itf, cond_fn)
         else:
-            values = _nested_values(built, body)
-            lazy = _nested_lazy(built, body)
+            values = cl.nested_values(built, body)
+            lazy = cl.nested_lazy(built, body)
             count = None
 
         depth = _list_depth(type_)
         if depth:  # lists of lists: what they hold is counted with multiplicity
-            values = _sized_fn(values, depth)
+            values = cl.sized_fn(values, depth)
         dyn = any(p.dyn for p in parts)
         foldable = not dyn and not free and all(it.const for _n, it, _c in levels)
         if foldable:
@@ -861,24 +587,15 @@ class _Compiler:
             foldable = total <= FOLD_LOOP_LIMIT
         node = _make(values, type_, pos, parts, dyn=not foldable, free=free)
         node.tag("comp", (levels, body))
-        gen = _Gen(node, None, None) if node.const else _Gen(node, lazy, count, fast)
+        gen = Gen(node, None, None) if node.const else Gen(node, lazy, count, fast)
         gen.filtered = any(conds for _n, _it, conds in levels)
         if not node.const:
-            gen.loops = _loops_src(levels, pynames)
-            gen.clauses = _clauses_src(gen.loops)
-            gen.body_src = body.src
-            gen.lazy_src = fast_src
-            if fast_src is not None:
-                node.src = py.call(list, fast_src)
-            elif gen.clauses is not None and body.src is not None:
-                node.src = f"[{body.src} {gen.clauses}]"
-            if depth and node.src is not None:
-                node.src = py.call(runtime.sized, node.src, py.const(depth))
+            node.src = py.comprehension_src(gen, levels, pynames, body, fast_src, depth)
         return gen
 
     # -- conditionals and booleans -----------------------------------------------------
 
-    def _cond(self, tree: Tree, scope: Scope) -> _N:
+    def _cond(self, tree: Tree, scope: Scope) -> Node:
         a_t, _if, c_t, _else, b_t = tree.children
         a = self.expr(a_t, scope)
         c = self.expr(c_t, scope)
@@ -890,43 +607,30 @@ class _Compiler:
                               a.pos, "make both sides alike, e.g. both numbers")
         if c.const:
             return a if c.value else b
-        fc = c.fn
-        if a.const and b.const:
-            ca, cb = a.value, b.value
-            fn: Fn = lambda st, env: ca if fc(st, env) else cb  # noqa: E731
-        elif a.const:
-            ca, fb = a.value, b.fn
-            fn = lambda st, env: ca if fc(st, env) else fb(st, env)  # noqa: E731
-        elif b.const:
-            fa, cb = a.fn, b.value
-            fn = lambda st, env: fa(st, env) if fc(st, env) else cb  # noqa: E731
-        else:
-            fa, fb = a.fn, b.fn
-            fn = lambda st, env: fa(st, env) if fc(st, env) else fb(st, env)  # noqa: E731
-        node = _make(fn, type_, a.pos, [a, c, b]).tag("cond")
-        if a.src is not None and b.src is not None and c.src is not None:
-            node.src = f"({a.src} if {c.src} else {b.src})"
+        node = _make(cl.cond_fn(a, c, b), type_, a.pos, [a, c, b]).tag("cond")
+        node.src = py.cond_src(a, c, b)
+        if node.src is not None:
             if _empty_list(b):
-                node.guard = (c.src, a.iter_src or a.src)
+                node.guard = py.guard_src(c, a, False)
                 node.promise = (a.promise[0], None)
             elif _empty_list(a):
-                node.guard = (f"(not {c.src})", b.iter_src or b.src)
+                node.guard = py.guard_src(c, b, True)
                 node.promise = (b.promise[0], None)
         return node
 
-    def _or(self, tree: Tree, scope: Scope) -> _N:
+    def _or(self, tree: Tree, scope: Scope) -> Node:
         return self._boolop(tree, scope, is_and=False)
 
-    def _and(self, tree: Tree, scope: Scope) -> _N:
+    def _and(self, tree: Tree, scope: Scope) -> Node:
         return self._boolop(tree, scope, is_and=True)
 
-    def _boolop(self, tree: Tree, scope: Scope, is_and: bool) -> _N:
+    def _boolop(self, tree: Tree, scope: Scope, is_and: bool) -> Node:
         word = "'and'" if is_and else "'or'"
         nodes = [self.expr(c, scope) for c in tree.children if isinstance(c, Tree)]
         for n in nodes:
             self._need_bool(n, word)
         pos = nodes[0].pos
-        kept: list[_N] = []
+        kept: list[Node] = []
         for n in nodes:
             if n.const:
                 if bool(n.value) == is_and:  # `true and x` is x, `false or x` is x
@@ -938,38 +642,28 @@ class _Compiler:
             kept.append(n)
         if not kept:
             return _constant(is_and, BOOL, pos)
-        fns = [n.fn if n.type is BOOL else _to_bool(n.fn) for n in kept]
-        fn = _all_of(fns) if is_and else _any_of(fns)
+        fns = [n.fn if n.type is BOOL else cl.to_bool(n.fn) for n in kept]
+        fn = cl.all_of(fns) if is_and else cl.any_of(fns)
         node = _make(fn, BOOL, pos, kept).tag("and" if is_and else "or")
         if not node.const and node.err is None:
-            node.vf = _boolop_vf(kept, is_and)
-        if all(n.src is not None for n in kept):
-            node.src = "(" + (" and " if is_and else " or ").join(
-                n.src for n in kept) + ")"  # type: ignore[misc]
+            node.vf = cl.boolop_vf(kept, is_and)
+        node.src = py.boolop_src(kept, is_and)
         return node
 
-    def _not(self, tree: Tree, scope: Scope) -> _N:
+    def _not(self, tree: Tree, scope: Scope) -> Node:
         not_tok, operand_t = tree.children
         a = self.expr(operand_t, scope)
         self._need_bool(a, "'not'")
-        if a.local is not None:
-            name = a.local
-            fn: Fn = lambda st, env: not env[name]  # noqa: E731
-        else:
-            fa = a.fn
-            fn = lambda st, env: not fa(st, env)  # noqa: E731
-        node = _make(fn, BOOL, _pos(not_tok), [a]).tag("not")
+        node = _make(cl.not_fn(a), BOOL, _pos(not_tok), [a]).tag("not")
         if not node.const and a.vf is not None:
-            name, g = a.vf
-            node.vf = (name, operator.not_ if g is None else _compose(operator.not_, g))
-        if a.src is not None:
-            node.src = f"(not {a.src})"
+            node.vf = cl.not_vf(a.vf)
+        node.src = py.not_src(a)
         return node
 
     # -- comparisons -------------------------------------------------------------------
 
-    def _comparison(self, tree: Tree, scope: Scope) -> _N:
-        operands: list[_N] = []
+    def _comparison(self, tree: Tree, scope: Scope) -> Node:
+        operands: list[Node] = []
         ops: list[tuple[str, Pos]] = []
         for child in tree.children:
             if child.data == "comp_op":
@@ -985,41 +679,13 @@ class _Compiler:
         checked = [_checked_op(op, operands[i], operands[i + 1], BOOL)
                    for i, (op, _p) in enumerate(ops)]
         cmps = [c or COMPARE[op] for c, (op, _p) in zip(checked, ops)]
-        if len(operands) == 3:
-            a, b, c = operands
-            o1, o2 = cmps
-            fb = b.fn
-            if a.const and c.const:
-                ca, cc = a.value, c.value
-                fn: Fn = lambda st, env: o1(ca, (m := fb(st, env))) and o2(m, cc)  # noqa: E731
-            else:
-                fa, fc = a.fn, c.fn
-                fn = lambda st, env: (  # noqa: E731
-                    o1(fa(st, env), (m := fb(st, env))) and o2(m, fc(st, env))
-                )
-        else:
-            first_fn = operands[0].fn
-            rest = tuple(zip(cmps, (o.fn for o in operands[1:]), strict=True))
-
-            def fn(st: Any, env: dict) -> bool:
-                left = first_fn(st, env)
-                for cmp, f in rest:
-                    right = f(st, env)
-                    if not cmp(left, right):
-                        return False
-                    left = right
-                return True
-
-        node = _make(fn, BOOL, pos, operands).tag("compare", [op for op, _p in ops])
-        if all(o.src is not None for o in operands) and not any(
-                op in ("in", "not in") for op, _p in ops) and not any(checked):
-            parts = [operands[0].src]
-            for (op, _p), o in zip(ops, operands[1:]):
-                parts += [op, o.src]
-            node.src = "(" + " ".join(parts) + ")"  # type: ignore[arg-type]
+        node = _make(cl.compare_chain_fn(operands, cmps), BOOL, pos, operands).tag(
+            "compare", [op for op, _p in ops])
+        if not any(checked):
+            node.src = py.compare_src(operands, [op for op, _p in ops])
         return node
 
-    def _check_compare(self, op: str, left: _N, right: _N, pos: Pos) -> None:
+    def _check_compare(self, op: str, left: Node, right: Node, pos: Pos) -> None:
         lt, rt = left.type, right.type
         if op in ("==", "!="):
             return
@@ -1057,7 +723,7 @@ class _Compiler:
 
     # -- arithmetic --------------------------------------------------------------------
 
-    def _arith_chain(self, tree: Tree, scope: Scope) -> _N:
+    def _arith_chain(self, tree: Tree, scope: Scope) -> Node:
         children = tree.children
         node = self.expr(children[0], scope)
         for i in range(1, len(children), 2):
@@ -1066,7 +732,7 @@ class _Compiler:
             node = self._arith(str(op_tok), _pos(op_tok), node, right)
         return node
 
-    def _arith(self, op: str, pos: Pos, left: _N, right: _N) -> _N:
+    def _arith(self, op: str, pos: Pos, left: Node, right: Node) -> Node:
         type_ = self._arith_type(op, left, right, pos)
         if op == "**" and left.const and right.const:
             base, exp = left.value, right.value
@@ -1080,7 +746,7 @@ class _Compiler:
                 raise self._error("this number is too large", pos)
         return _binary_node(op, left, right, type_, left.pos)
 
-    def _arith_type(self, op: str, left: _N, right: _N, pos: Pos) -> Type:
+    def _arith_type(self, op: str, left: Node, right: Node, pos: Pos) -> Type:
         lt, rt = left.type, right.type
         if lt is NEVER:  # an element of an empty list: never computed, typed like the other
             lt = rt
@@ -1115,7 +781,7 @@ class _Compiler:
                 return INT
         return NUM
 
-    def _unary(self, tree: Tree, scope: Scope) -> _N:
+    def _unary(self, tree: Tree, scope: Scope) -> Node:
         op_tok, operand_t = tree.children
         a = self.expr(operand_t, scope)
         op = str(op_tok)
@@ -1123,125 +789,29 @@ class _Compiler:
             raise self._error(f"unary '{op}' needs a number, got {a.type.name}", _pos(op_tok))
         if op == "+":
             return a
-        fa = a.fn
-        node = _make(lambda st, env: -fa(st, env), a.type, _pos(op_tok), [a]).tag("neg")
-        if a.src is not None:
-            node.src = f"(-{a.src})"
+        node = _make(cl.neg_fn(a), a.type, _pos(op_tok), [a]).tag("neg")
+        node.src = py.neg_src(a)
         return node
 
 
-#: the builtins an attribute's inline source (ObjT.inline) may name
-_INLINE_BUILTINS = {"len": len, "list": list, "min": min, "sum": sum}
-
-
-def _inline_src(template: str, obj: str) -> str | None:
-    """An attribute read as its building block's source for it (see ObjT.inline)."""
-    names = {name: py.const(f) for name, f in _INLINE_BUILTINS.items() if "{" + name in template}
-    if None in names.values():
-        return None
-    return template.format(f"({obj})", **names)
-
-
-#: a constant list this short is scanned by `in` without charging its length
-SHORT_LIST = 64
-
-
-def _clauses_src(loops: list[tuple[str, str, list[str]]] | None) -> str | None:
-    """`for v1 in charged(xs) if c ...` of a comprehension's loops (see `_loops_src`)."""
-    if loops is None:
-        return None
-    charged_items = [py.call(charged, items) for _pv, items, _conds in loops]
-    if None in charged_items:
-        return None
-    return " ".join(f"for {pv} in {items}" + "".join(f" if {c}" for c in conds)
-                    for (pv, _i, conds), items in zip(loops, charged_items))
-
-
-def _loops_src(levels: list[tuple[str, _N, list[_N]]], pynames: list[str]
-               ) -> list[tuple[str, str, list[str]]] | None:
-    """A comprehension's clauses as source: one (local, the list it runs over, which is
-    charged by its length, [conditions]) per `for` clause."""
-    out = []
-    for (_name, it, conds), pv in zip(levels, pynames):
-        items = it.iter_src or it.src
-        if items is None or any(c.src is None for c in conds):
-            return None
-        out.append((pv, items, [c.src for c in conds]))  # type: ignore[misc]
-    return out
-
-
-_PYNAME = re.compile(r"\bv\d+\b")
-_BOUND = re.compile(r"\bfor (v\d+) in\b")
-
-
-def _scan_loop(name: str, gen: _Gen) -> str | None:
-    """any(), all(), a count or a sum of whole numbers over a generator as a call of a
-    function of its own, whose loops are Python loops: the same elements read, charged and
-    tested, in the same order (any and all to the first element that decides), without a
-    generator resumed per element. A sum of numbers that may be fractions stays the
-    builtin's: Python may add floats in another order than a loop does."""
-    if gen.loops is None or gen.body_src is None:
-        return None
-    text = " ".join([gen.body_src] + [i + " " + " ".join(cs) for _p, i, cs in gen.loops])
-    bound = set(_BOUND.findall(text)) | {pv for pv, _i, _c in gen.loops}
-    free = sorted(set(_PYNAME.findall(text)) - bound, key=lambda v: int(v[1:]))
-    lines = [f"def scan(st{''.join(', ' + v for v in free)}):"]
-    adding = name not in ("any", "all")
-    if adding:
-        lines.append("    total = 0")
-    pad = "    "
-    for i, (pv, items, conds) in enumerate(gen.loops):
-        lines += py.charged_loop(pad, pv, items, f"items{i + 1}")
-        pad += "    "
-        for c in conds:
-            lines.append(f"{pad}if {c}:")
-            pad += "    "
-    if adding:
-        lines += [f"{pad}total += {'1' if name in ('count', 'len') else gen.body_src}",
-                  "    return total"]
-    else:
-        found = name == "any"  # what the first element that decides returns
-        lines += [f"{pad}if {'' if found else 'not '}{gen.body_src}:",
-                  f"{pad}    return {found}",
-                  f"    return {not found}"]
-    what = "a count" if name in ("count", "len") else f"{name}()"
-    scan = py.local_function(lines, "scan", f"{what} over a generator, as a loop")
-    return None if scan is None else py.call(scan, "st", *free)
-
-
-def _sized_fn(fn: Fn, depth: int) -> Fn:
-    """`fn`, whose lists of lists are refused when they hold too much (runtime.sized)."""
-    sized = runtime.sized
-    return lambda st, env: sized(fn(st, env), depth)
-
-
-def _empty_list(node: _N) -> bool:
+def _empty_list(node: Node) -> bool:
     return node.const and node.value.__class__ is list and not node.value
 
 
-def _binary_node(op: str, left: _N, right: _N, type_: Type, pos: Pos) -> _N:
+def _binary_node(op: str, left: Node, right: Node, type_: Type, pos: Pos) -> Node:
     checked = _checked_op(op, left, right, type_)
     if checked is not None:  # the cost or size of the result grows with the operands
-        node = _make(_call_fn(checked, [left, right]), type_, pos, [left, right]).tag("binop", op)
+        node = _make(cl.call_fn(checked, [left, right]), type_, pos, [left, right]).tag("binop", op)
         node.src = py.call(checked, left.src, right.src)
         return node
-    node = _make(_binary_fn(op, left, right), type_, pos, [left, right]).tag("binop", op)
+    node = _make(cl.binary_fn(op, left, right), type_, pos, [left, right]).tag("binop", op)
     if not node.const and node.err is None:
-        node.vf = _binary_vf(op, left, right)
-    if left.src is not None and right.src is not None:
-        func = _SRC_FUNCTION.get(op)
-        node.src = (py.call(func, left.src, right.src) if func is not None
-                    else f"({left.src} {op} {right.src})")
+        node.vf = cl.binary_vf(op, left, right)
+    node.src = py.binary_src(op, left, right)
     return node
 
 
-#: operators whose source is a call of the runtime's function (exact or budget-keeping)
-_SRC_FUNCTION: dict[str, Callable[[Any, Any], Any]] = {
-    "*": runtime.mul, "/": runtime.div, "**": runtime.power,
-}
-
-
-def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any], Any] | None:
+def _checked_op(op: str, left: Node, right: Node, type_: Type) -> Callable[[Any, Any], Any] | None:
     """The budget-keeping function for `+` on strings or lists, and for comparisons and `in`
     whose cost grows with texts or lists (chosen by the operands' types: numbers compare
     at no extra charge)."""
@@ -1277,9 +847,11 @@ def _checked_op(op: str, left: _N, right: _N, type_: Type) -> Callable[[Any, Any
 
 #: constant texts this short are compared or scanned at no extra charge
 SHORT_TEXT = 64
+#: a constant list this short is scanned by `in` without charging its length
+SHORT_LIST = 64
 
 
-def _short_const(node: _N) -> bool:
+def _short_const(node: Node) -> bool:
     """A constant that bounds what a comparison with it may read (a short text or list)."""
     if not node.const:
         return False
@@ -1302,323 +874,17 @@ def _list_depth(t: Type) -> int:
     return depth
 
 
-def _binary_fn(op: str, left: _N, right: _N) -> Fn:
-    """The closure for `left op right`, picked by operand shape."""
-    ff, fc, cf, lc, ll, gc, gg = BINARY[op]
-    if left.local is not None:
-        if right.const:
-            return lc(left.local, right.value)
-        if right.local is not None:
-            return ll(left.local, right.local)
-    if right.const:
-        chain = left.chain
-        if chain is not None and chain[2] and chain[0] in ("local", "global"):
-            getter = operator.attrgetter(".".join(chain[2]))
-            if chain[0] == "local":
-                return gc(getter, chain[1], right.value)
-            return gg(getter, chain[1], right.value)
-        return fc(left.fn, right.value)
-    if left.const:
-        return cf(left.value, right.fn)
-    return ff(left.fn, right.fn)
-
-
-def _identity(v: Any) -> Any:
-    return v
-
-
-def _compose(f: Callable[[Any], Any], g: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda v: f(g(v))
-
-
-def _binary_vf(op: str, left: _N, right: _N) -> tuple[str, Callable[[Any], Any]] | None:
-    """`left op right` as a function of one local, when that is all it depends on."""
-    func = FUNCTION[op]
-    if left.vf is not None and right.const:
-        name, g = left.vf
-        c = right.value
-        if g is None:
-            if op in SWAPPED:
-                return name, partial(SWAPPED[op], c)
-            if op in COMMUTATIVE_FOR_NUMBERS and is_numeric(left.type):
-                return name, partial(COMMUTATIVE_FOR_NUMBERS[op], c)
-            return name, lambda v: func(v, c)
-        return name, lambda v: func(g(v), c)
-    if right.vf is not None and left.const:
-        name, g = right.vf
-        c = left.value
-        if g is None:
-            return name, partial(func, c)
-        return name, lambda v: func(c, g(v))
-    if left.vf is not None and right.vf is not None and left.vf[0] == right.vf[0]:
-        name = left.vf[0]
-        g1 = left.vf[1] or _identity
-        g2 = right.vf[1] or _identity
-        return name, lambda v: func(g1(v), g2(v))
-    return None
-
-
-def _boolop_vf(nodes: list[_N], is_and: bool) -> tuple[str, Callable[[Any], Any]] | None:
-    """`a and b` / `a or b` as a function of one local, when that is all it depends on."""
-    vfs = [n.vf for n in nodes]
-    names = {vf[0] for vf in vfs if vf is not None}
-    if None in vfs or len(names) != 1:
-        return None
-    name = names.pop()
-    fs = [(vf[1] if vf is not None else None) or _identity for vf in vfs]
-    if any(n.type is not BOOL for n in nodes):
-        fs = [_compose(bool, f) for f in fs]
-    if len(fs) == 2:
-        f1, f2 = fs
-        if is_and:
-            return name, lambda v: f1(v) and f2(v)
-        return name, lambda v: f1(v) or f2(v)
-    tup = tuple(fs)
-    if is_and:
-        return name, lambda v: all(f(v) for f in tup)
-    return name, lambda v: any(f(v) for f in tup)
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-# -- comprehension closures ------------------------------------------------------------
-# `for e[name] in ...` assigns the loop variable straight into the comprehension's own
-# copy of env, so the body and conditions read it like any other local.
-
-
-_NO_FILTER: Any = object()
-
-
-def _loop_var_plan(
-    name: str, body: _N, conds: list[_N]
-) -> tuple[Callable[[Any], Any] | None, Any] | None:
-    """(body function, filter function) when the body and conditions depend on nothing
-    but the loop variable; then the loop can be map()/filter() with no env dict.
-
-    The body function is None for the loop variable itself (or a constant body); the filter
-    is _NO_FILTER without conditions, None to keep truthy elements (`if x`).
-    """
-    if body.const:
-        body_f = None
-    elif body.vf is not None and body.vf[0] == name:
-        body_f = body.vf[1]
-    else:
-        return None
-    fs: list[Callable[[Any], Any] | None] = []
-    for c in conds:
-        if c.vf is None or c.vf[0] != name:
-            return None
-        fs.append(c.vf[1])
-    if not fs:
-        return body_f, _NO_FILTER
-    if len(fs) == 1:
-        return body_f, fs[0]
-    parts = tuple(f or _identity for f in fs)
-    return body_f, lambda v: all(f(v) for f in parts)
-
-
-def _builtin_only(body_f: Callable[[Any], Any] | None, keep: Any) -> bool:
-    """Whether map() and filter() would call only functions written in C (attrgetter, an
-    operator): then they beat a generator in generated code; a Python function (a lambda
-    made for a comparison) would be one call per element where a generator inlines it."""
-    return not any(isinstance(f, types.FunctionType) for f in (body_f, keep))
-
-
-def _fast_src(items: str | None, body: _N, body_f: Callable[[Any], Any] | None,
-              keep: Any) -> str | None:
-    """The source of `_fast_single`'s lazy pipeline: map() and filter() over the charged
-    items with the same C-level functions as constants, no Python-level loop."""
-    if items is None or body.const:
-        return None
-    seq = py.call(charged, items)
-    if keep is not _NO_FILTER:
-        seq = py.call(filter, py.const(keep), seq)
-    if body_f is not None:
-        seq = py.call(map, py.const(body_f), seq)
-    return seq
-
-
-def _fast_single(
-    itf: Fn, body: _N, body_f: Callable[[Any], Any] | None, keep: Any
-) -> tuple[Fn, Fn, Fn]:
-    """values/lazy/count closures for a one-variable loop built from map() and filter()."""
-    if keep is _NO_FILTER:
-        source: Fn = itf
-        count: Fn = lambda st, env: runtime.length(itf(st, env))  # noqa: E731
-    else:
-        source = lambda st, env: filter(keep, itf(st, env))  # noqa: E731
-        count = lambda st, env: len(list(filter(keep, itf(st, env))))  # noqa: E731
-    if body.const:
-        bv = body.value
-        values: Fn = lambda st, env: [bv for _ in source(st, env)]  # noqa: E731
-        lazy: Fn = lambda st, env: (bv for _ in source(st, env))  # noqa: E731
-    elif body_f is None:
-        if keep is _NO_FILTER:
-            values = lambda st, env: list(itf(st, env))  # noqa: E731
-            lazy = lambda st, env: iter(itf(st, env))  # noqa: E731
-        else:
-            values = lambda st, env: list(filter(keep, itf(st, env)))  # noqa: E731
-            lazy = source
-    elif keep is _NO_FILTER:
-        values = lambda st, env: list(map(body_f, itf(st, env)))  # noqa: E731
-        lazy = lambda st, env: map(body_f, itf(st, env))  # noqa: E731
-    else:
-        values = lambda st, env: list(map(body_f, filter(keep, itf(st, env))))  # noqa: E731
-        lazy = lambda st, env: map(body_f, filter(keep, itf(st, env)))  # noqa: E731
-    return values, lazy, count
-
-
-def _single_values(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
-    if body.local == name:
-        if cond is None:
-            return lambda st, env: list(itf(st, env))
-
-        def values(st: Any, env: dict) -> list:
-            e = env.copy()
-            return [e[name] for e[name] in itf(st, env) if cond(st, e)]
-
-        return values
-    if body.const:
-        bv = body.value
-        if cond is None:
-            return lambda st, env: [bv for _ in itf(st, env)]
-
-        def values(st: Any, env: dict) -> list:
-            e = env.copy()
-            return [bv for e[name] in itf(st, env) if cond(st, e)]
-
-        return values
-    bf = body.fn
-    if cond is None:
-
-        def values(st: Any, env: dict) -> list:
-            e = env.copy()
-            return [bf(st, e) for e[name] in itf(st, env)]
-
-        return values
-
-    def values(st: Any, env: dict) -> list:
-        e = env.copy()
-        return [bf(st, e) for e[name] in itf(st, env) if cond(st, e)]
-
-    return values
-
-
-def _single_lazy(name: str, itf: Fn, cond: Fn | None, body: _N) -> Fn:
-    bf = body.fn
-    if cond is None:
-
-        def lazy(st: Any, env: dict) -> Iterator:
-            e = env.copy()
-            return (bf(st, e) for e[name] in itf(st, env))
-
-        return lazy
-
-    def lazy(st: Any, env: dict) -> Iterator:
-        e = env.copy()
-        return (bf(st, e) for e[name] in itf(st, env) if cond(st, e))
-
-    return lazy
-
-
-def _single_count(name: str, itf: Fn, cond: Fn | None) -> Fn:
-    if cond is None:
-        return lambda st, env: runtime.length(itf(st, env))
-
-    def count(st: Any, env: dict) -> int:
-        e = env.copy()
-        n = 0
-        for e[name] in itf(st, env):
-            if cond(st, e):
-                n += 1
-        return n
-
-    return count
-
-
-def _nested_values(levels: list[tuple[str, Fn, Fn | None]], body: _N) -> Fn:
-    bf = body.fn
-
-    def leaf(st: Any, e: dict, out: list) -> None:
-        out.append(bf(st, e))
-
-    step: Callable[[Any, dict, list], None] = leaf
-    for name, itf, cond in reversed(levels):
-        step = _values_level(name, itf, cond, step)
-    top = step
-
-    def values(st: Any, env: dict) -> list:
-        out: list = []
-        top(st, env.copy(), out)
-        return out
-
-    return values
-
-
-def _values_level(
-    name: str, itf: Fn, cond: Fn | None, inner: Callable[[Any, dict, list], None]
-) -> Callable[[Any, dict, list], None]:
-    if cond is None:
-
-        def step(st: Any, e: dict, out: list) -> None:
-            items = itf(st, e)
-            for e[name] in items:
-                inner(st, e, out)
-
-        return step
-
-    def step_if(st: Any, e: dict, out: list) -> None:
-        items = itf(st, e)
-        for e[name] in items:
-            if cond(st, e):
-                inner(st, e, out)
-
-    return step_if
-
-
-def _nested_lazy(levels: list[tuple[str, Fn, Fn | None]], body: _N) -> Fn:
-    bf = body.fn
-
-    def leaf(st: Any, e: dict) -> Iterator:
-        yield bf(st, e)
-
-    step: Callable[[Any, dict], Iterator] = leaf
-    for name, itf, cond in reversed(levels):
-        step = _lazy_level(name, itf, cond, step)
-    top = step
-    return lambda st, env: top(st, env.copy())
-
-
-def _lazy_level(
-    name: str, itf: Fn, cond: Fn | None, inner: Callable[[Any, dict], Iterator]
-) -> Callable[[Any, dict], Iterator]:
-    if cond is None:
-
-        def step(st: Any, e: dict) -> Iterator:
-            items = itf(st, e)
-            for e[name] in items:
-                yield from inner(st, e)
-
-        return step
-
-    def step_if(st: Any, e: dict) -> Iterator:
-        items = itf(st, e)
-        for e[name] in items:
-            if cond(st, e):
-                yield from inner(st, e)
-
-    return step_if
 
 
 # -- built-in functions ----------------------------------------------------------------
 # Each handler checks arity and argument types, then builds the call closure.
 
-_Handler = Callable[[_Compiler, str, Pos, list[_N], _Gen | None], _N]
+_Handler = Callable[[_Compiler, str, Pos, list[Node], Gen | None], Node]
 
 
-def _arity(c: _Compiler, name: str, pos: Pos, args: list[_N], lo: int, hi: int) -> None:
+def _arity(c: _Compiler, name: str, pos: Pos, args: list[Node], lo: int, hi: int) -> None:
     n = len(args)
     if lo <= n <= hi:
         return
@@ -1629,21 +895,15 @@ def _arity(c: _Compiler, name: str, pos: Pos, args: list[_N], lo: int, hi: int) 
     raise c._error(f"{name}() takes {want}, got {n}", pos)
 
 
-def _over(func: Callable[[Any], Any], args: list[_N], gen: _Gen | None, type_: Type,
-          pos: Pos) -> _N:
+def _over(func: Callable[[Any], Any], args: list[Node], gen: Gen | None, type_: Type,
+          pos: Pos) -> Node:
     """func(xs) for a one-argument builtin; streams a fast generator instead of a list."""
     if gen is not None and gen.fast and gen.lazy is not None:
-        lazy = gen.lazy
-        return _make(lambda st, env: func(lazy(st, env)), type_, pos, args)
-    return _apply(_scanning(func), args, type_, pos)
+        return _make(cl.of_lazy(func, gen.lazy), type_, pos, args)
+    return _apply(cl.scanning(func), args, type_, pos)
 
 
-def _scanning(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """func(xs) for a builtin that reads all of xs: charged by its length."""
-    return lambda xs: func(charged(xs))
-
-
-def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
+def _list_arg(c: _Compiler, name: str, arg: Node, what: str = "a list") -> Type:
     """Element type of a list argument."""
     t = arg.type
     if isinstance(t, ListT):
@@ -1651,7 +911,7 @@ def _list_arg(c: _Compiler, name: str, arg: _N, what: str = "a list") -> Type:
     raise c._error(f"{name}() needs {what}, got {t.name}", arg.pos)
 
 
-def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     elem = _list_arg(c, name, args[0], "a list of numbers")
     if elem is INT or elem is NUM or elem is NEVER:
@@ -1663,7 +923,7 @@ def _b_sum(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     return _over(sum, args, gen, result, pos)
 
 
-def _b_count(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_count(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg)
@@ -1680,7 +940,7 @@ def _b_count(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None
     return _apply(runtime.length, args, INT, pos)
 
 
-def _b_len(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_len(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     t = arg.type
@@ -1692,7 +952,7 @@ def _b_len(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     return _apply(len, args, INT, pos)
 
 
-def _b_range(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_range(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 3)
     for a in args:
         if not fits(a.type, INT):
@@ -1710,11 +970,11 @@ def _b_range(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None
     node = _apply(runtime.range_list, args, ListT(INT), pos, dyn=too_big)
     if not node.const:
         # Loops only iterate: they can use the range object and skip building a list.
-        node.iter_fn = _call_fn(runtime.range_iter, args)
+        node.iter_fn = cl.call_fn(runtime.range_iter, args)
     return node
 
 
-def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     func = min if name == "min" else max
     if not args:
         raise c._error(f"{name}() needs a list or at least 2 values", pos)
@@ -1739,7 +999,7 @@ def _b_minmax(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     return _apply(func, args, result, pos)
 
 
-def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg, "a list of true/false values")
@@ -1748,12 +1008,11 @@ def _b_anyall(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
                        arg.pos)
     func = any if name == "any" else all
     if gen is not None and gen.lazy is not None:
-        lazy = gen.lazy
-        return _stopping(lambda st, env: func(lazy(st, env)), BOOL, pos, arg)
-    return _apply(_scanning(func), args, BOOL, pos)
+        return _stopping(cl.of_lazy(func, gen.lazy), BOOL, pos, arg)
+    return _apply(cl.scanning(func), args, BOOL, pos)
 
 
-def _stopping(fn: Fn, type_: Type, pos: Pos, arg: _N) -> _N:
+def _stopping(fn: Fn, type_: Type, pos: Pos, arg: Node) -> Node:
     """`fn` of a generator that stops at the element that decides (any, all, first).
     A constant generator whose whole list fails (a later element divides by zero) is
     folded as `fn` runs at play: only the elements it reads count."""
@@ -1763,11 +1022,11 @@ def _stopping(fn: Fn, type_: Type, pos: Pos, arg: _N) -> _N:
         with limit(WORK_AT_LOAD, "a constant worked out at load"):
             value = fn(None, {})
     except Exception:  # an element it reads fails too
-        return _N(fn, type_, pos, err=arg.err)
+        return Node(fn, type_, pos, err=arg.err)
     return _constant(value, type_, pos)
 
 
-def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg)
@@ -1779,8 +1038,8 @@ def _b_sorted(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | Non
     return _over(sorted, args, gen, ListT(elem), pos)
 
 
-def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[_N], type_: Type,
-               pos: Pos) -> _N:
+def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[Node], type_: Type,
+               pos: Pos) -> Node:
     """func(texts) charged by the characters its comparisons may read (runtime.text_scan)."""
     scan = runtime.text_scan(func, sorting)
     node = _apply(scan, args, type_, pos)
@@ -1789,13 +1048,13 @@ def _text_scan(func: Callable[[Any], Any], sorting: bool, args: list[_N], type_:
     return node
 
 
-def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_reversed(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     elem = _list_arg(c, name, args[0])
-    return _apply(_scanning(runtime.reversed_list), args, ListT(elem), pos)
+    return _apply(cl.scanning(runtime.reversed_list), args, ListT(elem), pos)
 
 
-def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     t = args[0].type
     if not is_numeric(t):
@@ -1803,7 +1062,7 @@ def _b_abs(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) 
     return _apply(abs, args, t, pos)
 
 
-def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     t = args[0].type
     if not is_numeric(t):
@@ -1811,31 +1070,21 @@ def _b_floorceil(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | 
     return _apply(math.floor if name == "floor" else math.ceil, args, INT, pos)
 
 
-def _b_join(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_join(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 2, 2)
     sep, xs = args
     if not fits(sep.type, STR):
         raise c._error(f"join() needs a str separator first, got {sep.type.name}", sep.pos)
     _list_arg(c, name, xs, "a list second")
     need_text(xs.type, xs.pos, "join()")
-    node = _apply(_joiner(xs), args, STR, pos)
+    node = _apply(cl.joiner(xs), args, STR, pos)
     if sep.const and isinstance(sep.value, str) and isinstance(xs.type, ListT) \
             and xs.type.elem is INT:
         node.joined = (sep.value, xs)
     return node
 
 
-def _joiner(xs: _N) -> Callable[[str, Any], str]:
-    """join() for the list's element type: strings and ints need no rendering of their own."""
-    elem = xs.type.elem if isinstance(xs.type, ListT) else None
-    if elem is STR:
-        return runtime.join_str
-    if elem is INT:
-        return runtime.join_ints
-    return runtime.join
-
-
-def _b_str(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_str(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     if args[0].type is STR:
         return args[0]
@@ -1855,57 +1104,13 @@ def need_text(t: Type, pos: Pos, where: str) -> None:
                              f"({', '.join(sorted(t.attrs)[:4]) or 'none'})")
 
 
-def _b_first(c: _Compiler, name: str, pos: Pos, args: list[_N], gen: _Gen | None) -> _N:
+def _b_first(c: _Compiler, name: str, pos: Pos, args: list[Node], gen: Gen | None) -> Node:
     _arity(c, name, pos, args, 1, 1)
     arg = args[0]
     elem = _list_arg(c, name, arg)
     if gen is not None and gen.lazy is not None:
-        lazy = gen.lazy
-        return _stopping(lambda st, env: next(lazy(st, env), None), elem, pos, arg)
+        return _stopping(cl.first_of_lazy(gen.lazy), elem, pos, arg)
     return _apply(runtime.first, args, elem, pos)
-
-
-#: built-ins that read all of one list (or generator) argument, and their functions
-_SCANS: dict[str, Callable[[Any], Any]] = {
-    "sum": sum, "min": min, "max": max, "any": any, "all": all, "sorted": sorted,
-    "reversed": runtime.reversed_list,
-}
-_PLAIN: dict[str, Callable[..., Any]] = {
-    "min": min, "max": max, "abs": abs, "floor": math.floor, "ceil": math.ceil, "len": len,
-    "range": runtime.range_list, "str": runtime.render,
-}
-
-
-def _builtin_src(name: str, args: list[_N], gen: _Gen | None) -> str | None:
-    """A built-in call as source: a generator argument is consumed lazily, and a list
-    argument that is read whole is charged by its length, as the closures do."""
-    srcs = [a.src for a in args]
-    if gen is not None:
-        if gen.clauses is None or gen.body_src is None:
-            return None
-        if name == "first":
-            return py.call(next, gen.gen_src, py.const(None))
-        looped = name in ("any", "all", "count", "len") or (
-            name == "sum" and args[0].type == ListT(INT))
-        scan = _scan_loop(name, gen) if looped and not gen.lazy_src else None
-        if scan is not None:
-            return scan
-        if name in ("count", "len"):
-            return py.call(sum, f"(1 {gen.clauses})")
-        if name in _SCANS and len(args) == 1:
-            return py.call(_SCANS[name], gen.gen_src)
-        return None
-    if name in _SCANS and len(args) == 1:
-        return py.call(_SCANS[name], py.call(charged, srcs[0]))
-    if name == "count":
-        return py.call(runtime.length, *srcs)
-    if name == "first":
-        return py.call(runtime.first, *srcs)
-    if name == "join":
-        return py.call(_joiner(args[1]), *srcs)
-    if name in _PLAIN:
-        return py.call(_PLAIN[name], *srcs)
-    return None
 
 
 _BUILTIN_HANDLERS: dict[str, _Handler] = {
@@ -1952,7 +1157,7 @@ USAGE = {
 # -- public entry points ---------------------------------------------------------------
 
 
-def compile_node(text: str, scope: Scope, consts: dict[str, Any]) -> _N:
+def compile_node(text: str, scope: Scope, consts: dict[str, Any]) -> Node:
     """Parse and compile `text`; the constants its source names are added to `consts`."""
     tree = parse(text)
     with py.collecting(consts):
@@ -1994,21 +1199,13 @@ def compile_expr(text: str, scope: Scope, expect: Type | None = None) -> Compile
         if node.const and isinstance(node.value, list):
             with py.collecting(consts):
                 src = py.call(list, src)  # a copy, as the closure hands out
-        fn = _result_fn(node)
+        fn = cl.result_fn(node)
         if src is not None and not node.const:
             fn = py.function(src, consts, [scope.pynames[n] for n in sorted(node.free)],
                              sorted(node.free)) or fn
         return Compiled(fn, node.type, text, node.const, src, consts, node.reads, node=node)
 
     return _guarded(run)
-
-
-def _result_fn(node: _N) -> Fn:
-    if node.const and isinstance(node.value, list):
-        # A folded list is shared; hand out copies so callers may keep or change them.
-        value = node.value
-        return lambda st, env: list(value)
-    return node.fn
 
 
 def compile_bindings(
@@ -2027,7 +1224,7 @@ def compile_bindings(
         clauses: list[tuple[str, Fn]] = []
         srcs: list[tuple[str, str, str | None]] = []
         promises: list[tuple[bool, tuple[int, int] | None]] = []
-        nodes: list[tuple[str, _N]] = []
+        nodes: list[tuple[str, Node]] = []
         guards: list[tuple[str, str] | None] = []
         consts: dict[str, Any] = {}
         reads: frozenset[str] | None = frozenset()  # what the lists looped over depend on
@@ -2054,12 +1251,12 @@ def compile_bindings(
             srcs.append((name, inner.pynames[name], node.iter_src or node.src))
             promises.append(node.promise)
             guards.append(node.guard)
-        iterate = _bindings_iterator(clauses)
+        iterate = cl.bindings_iterator(clauses)
         # for generated code: each clause's name, Python local and iterable's source
         iterate.srcs = tuple(srcs)  # type: ignore[attr-defined]
         # what each clause's list is promised to be (see Method)
         iterate.promises = tuple(promises)  # type: ignore[attr-defined]
-        # clauses over `xs if c else []`: (c, xs) as source (see _N.guard)
+        # clauses over `xs if c else []`: (c, xs) as source (see Node.guard)
         iterate.guards = tuple(guards)  # type: ignore[attr-defined]
         iterate.consts = consts  # type: ignore[attr-defined]
         iterate.nodes = tuple(nodes)  # type: ignore[attr-defined]  # each clause's tree
@@ -2069,32 +1266,3 @@ def compile_bindings(
     return _guarded(run)
 
 
-def _bindings_iterator(clauses: list[tuple[str, Fn]]) -> Callable[[Any, dict], Iterator[dict]]:
-    step: Callable[[Any, dict], Iterator[dict]] | None = None
-    for name, itf in reversed(clauses):
-        step = _last_binding(name, itf) if step is None else _binding(name, itf, step)
-    assert step is not None
-    # callers that loop themselves (the engine's option generators) can skip the generator
-    step.clauses = tuple(clauses)  # type: ignore[attr-defined]
-    return step
-
-
-def _last_binding(name: str, itf: Fn) -> Callable[[Any, dict], Iterator[dict]]:
-    def iterate(st: Any, env: dict) -> Iterator[dict]:
-        for v in itf(st, env):
-            d = env.copy()
-            d[name] = v
-            yield d
-
-    return iterate
-
-
-def _binding(
-    name: str, itf: Fn, inner: Callable[[Any, dict], Iterator[dict]]
-) -> Callable[[Any, dict], Iterator[dict]]:
-    def iterate(st: Any, env: dict) -> Iterator[dict]:
-        e = env.copy()
-        for e[name] in itf(st, env):
-            yield from inner(st, e)
-
-    return iterate
