@@ -250,8 +250,12 @@ def compile_(file: str, backend: str, sets: tuple[str, ...],
                 click.echo(f"# {printable(file)}: random play takes the engine's path; not in "
                            f"the flat backend yet: {printable(text)}")
             else:
-                click.echo(f"# {printable(file)}: random play from a turn's chance step "
-                           "takes this function")
+                start = ("a turn's chance step" if made.entries - made.decisions
+                         else "a turn's top-level decision")
+                if made.decisions and made.entries - made.decisions:
+                    start += " (or a decision at its top)"
+                click.echo(f"# {printable(file)}: random play from {start} takes this "
+                           "function")
                 click.echo(printable(text, newlines=True))
             return
         if not game.generated:
