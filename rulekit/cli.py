@@ -19,21 +19,10 @@ import rulekit.bots
 from rulekit.bots import DEFAULT_OPPONENT, MAX_ITERATIONS, MAX_SECONDS, known_bots
 from rulekit.errors import Diagnostic, GameFileError, RulekitError
 from rulekit.files import expand, load_stdin, resolve_game
-from rulekit.terminal import (
-    EndOfInput,
-    LogFile,
-    Paint,
-    Session,
-    colour_wanted,
-    echo_description,
-    echo_headed,
-    echo_result,
-    fresh_seed,
-    play_levels,
-    run_session,
-    seat_agents,
-)
 from rulekit.text import printable
+
+# The terminal (rulekit.terminal: the screens of play and replay) is imported by the
+# commands that show it, so that the other commands start without it.
 
 
 # ---- shared helpers ----------------------------------------------------------------------------
@@ -261,8 +250,12 @@ def compile_(file: str, backend: str, sets: tuple[str, ...],
                 click.echo(f"# {printable(file)}: random play takes the engine's path; not in "
                            f"the flat backend yet: {printable(text)}")
             else:
-                click.echo(f"# {printable(file)}: random play from a turn's chance step "
-                           "takes this function")
+                start = ("a turn's chance step" if made.entries - made.decisions
+                         else "a turn's top-level decision")
+                if made.decisions and made.entries - made.decisions:
+                    start += " (or a decision at its top)"
+                click.echo(f"# {printable(file)}: random play from {start} takes this "
+                           "function")
                 click.echo(printable(text, newlines=True))
             return
         if not game.generated:
@@ -282,6 +275,20 @@ _dask_option = click.option(
     "--dask", metavar="ADDRESS",
     help="play on a Dask cluster: tcp://HOST:PORT of its scheduler, or 'local' for one on "
          "this machine (extra rulekit[dask]); the report is the same as a local run's")
+
+
+def _text() -> Any:
+    """The studies' text reports, imported when one is printed (not for --json)."""
+    from rulekit.studies import text
+
+    return text
+
+
+def _plot() -> Any:
+    """The studies' plots, imported when one is drawn."""
+    from rulekit.studies import plot
+
+    return plot
 
 
 def _study_options(f: Any) -> Any:
@@ -313,13 +320,13 @@ def simulate(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...], p
              **study: Any) -> None:
     """Let bots play many games and report win rates, scores, length and how games ended,
     each with its 95% interval. Ctrl-C prints the report of the games finished (exit 130)."""
-    from rulekit.studies import command, plot, simulate, text
+    from rulekit.studies import command, simulate
 
     with _user_errors(), command.interruptible():
         game = _load(file, sets, extends_roots)
         command.run_study(simulate.simulate, game=game, players=_players(game, players),
-                          render=text.format_simulate,
-                          draw=lambda path, r, t: plot.plot_simulate(path, t[0], r["game"]),
+                          render=lambda r: _text().format_simulate(r),
+                          draw=lambda path, r, t: _plot().plot_simulate(path, t[0], r["game"]),
                           **study)
 
 
@@ -335,7 +342,7 @@ def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tu
             extends_roots: tuple[str, ...], players: int | None, **study: Any) -> None:
     """Play two variants on the same seeds and report each figure's difference B - A with
     its 95% interval: two files A and B, or one file with --set-a/--set-b."""
-    from rulekit.studies import command, compare, plot, text
+    from rulekit.studies import command, compare
 
     if file_b is None and not (sets_a or sets_b):
         raise click.UsageError("give two files, or one file with --set-a and/or --set-b")
@@ -345,9 +352,9 @@ def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tu
         labels = [_variant_label(file_a, sets_a), _variant_label(file_b or file_a, sets_b)]
         command.run_study(compare.compare, game_a=game_a, game_b=game_b, labels=labels,
                           players=_players(game_b, _players(game_a, players)),
-                          render=text.format_compare,
-                          draw=lambda path, r, t: plot.plot_compare(path, t, labels,
-                                                                    "A: " + labels[0]),
+                          render=lambda r: _text().format_compare(r),
+                          draw=lambda path, r, t: _plot().plot_compare(path, t, labels,
+                                                                      "A: " + labels[0]),
                           **study)
 
 
@@ -369,7 +376,7 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
     """Play a study per value of one or two params, on the same seeds, and print a table
     of the figures with their 95% intervals."""
     from rulekit.spec.params import parse_set_options
-    from rulekit.studies import command, plot, sweep, text
+    from rulekit.studies import command, sweep
 
     try:  # a --vary that is not one or two lists of values is a usage error (exit 2)
         points = sweep.parse_vary(vary)
@@ -386,10 +393,10 @@ def sweep(file: str, vary: tuple[str, ...], sets: tuple[str, ...], csv_file: str
 
         first = load({k: v[0] for k, v in points.items()})
         command.run_study(sweep.sweep, load=load, vary=points, players=_players(first, players),
-                          render=text.format_sweep,
+                          render=lambda r: _text().format_sweep(r),
                           after=lambda r: csv_file and sweep.write_csv(csv_file, r),
                           outputs=[("--csv", csv_file)],
-                          draw=lambda path, r, t: plot.plot_sweep(path, r, r["game"]),
+                          draw=lambda path, r, t: _plot().plot_sweep(path, r, r["game"]),
                           **study)
 
 
@@ -436,28 +443,32 @@ _record_option = click.option(
                          "chance outcomes, decisions, legal labels and final scores")
 
 
-class _Recorder(LogFile):
+def _recorder(path: str | None, game_file: str, overrides: dict[str, Any],
+              test_file: str | None) -> Any:
     """`--log` and `--record-test`: both written from the game when it ends or stops."""
+    from rulekit.terminal import LogFile
 
-    def __init__(self, path: str | None, game_file: str, overrides: dict[str, Any],
-                 test_file: str | None) -> None:
-        super().__init__(path, game_file, overrides)
-        self.source_file = game_file
-        self.test_file = test_file
-        if test_file is not None:
-            try:  # a test that cannot be written is said before the game, not after it
-                open(test_file, "a", encoding="utf-8").close()
-            except OSError as exc:
-                raise RulekitError(f"cannot write the test {test_file}: {exc.strerror}") \
-                    from None
+    class Recorder(LogFile):
+        def __init__(self) -> None:
+            super().__init__(path, game_file, overrides)
+            self.source_file = game_file
+            self.test_file = test_file
+            if test_file is not None:
+                try:  # a test that cannot be written is said before the game, not after it
+                    open(test_file, "a", encoding="utf-8").close()
+                except OSError as exc:
+                    raise RulekitError(f"cannot write the test {test_file}: {exc.strerror}") \
+                        from None
 
-    def write(self, state: Any) -> None:
-        super().write(state)
-        if self.test_file is not None:
-            from rulekit.scenarios.record import write_scenario
+        def write(self, state: Any) -> None:
+            super().write(state)
+            if self.test_file is not None:
+                from rulekit.scenarios.record import write_scenario
 
-            write_scenario(self.test_file, state, self.source_file, self.overrides)
-            click.echo(f"test written to {printable(self.test_file)}")
+                write_scenario(self.test_file, state, self.source_file, self.overrides)
+                click.echo(f"test written to {printable(self.test_file)}")
+
+    return Recorder()
 
 
 @main.command()
@@ -500,6 +511,18 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
     """
     from rulekit.spec.params import parse_set_options
     from rulekit.studies.play import derive_seed
+    from rulekit.terminal import (
+        Paint,
+        Session,
+        colour_wanted,
+        echo_description,
+        echo_headed,
+        echo_result,
+        fresh_seed,
+        play_levels,
+        run_session,
+        seat_agents,
+    )
 
     paint = Paint(colour_wanted(no_color))
     if seed is None:
@@ -513,7 +536,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
-        log = _Recorder(log_file, file, overrides, record_test)
+        log = _recorder(log_file, file, overrides, record_test)
         if first_level is not None and not 1 <= first_level <= len(game.levels):
             has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"
             raise click.BadParameter(f"{printable(game.name)} {has}", param_hint="'--level'")
@@ -555,6 +578,7 @@ def replay(log: str, game_file: str | None, extends_roots: tuple[str, ...],
     not fit the game file; the message names the log's line.
     """
     from rulekit.replay import load_game_of, read_log, rebuild
+    from rulekit.terminal import EndOfInput, Paint, Session, colour_wanted, echo_result
 
     paint = Paint(colour_wanted(no_color))
     with _user_errors():
@@ -591,6 +615,8 @@ def _next_step(steps: Iterator[dict]) -> dict:
     """The next logged chance outcome or decision; a log that stops early stops the replay."""
     step = next(steps, None)
     if step is None:
+        from rulekit.terminal import EndOfInput
+
         raise EndOfInput
     return step
 

@@ -23,8 +23,8 @@ GAMES = Path(__file__).resolve().parent.parent / "games"
 FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")]
                if not p.name.endswith(".tests.yaml"))
 #: the games the flat backend must cover (a change that drops one fails here)
-COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "levelx.yaml", "levelx-long.yaml",
-           "levelx-block.yaml"}
+COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "domino7.yaml", "domino-fives.yaml",
+           "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml"}
 
 
 def _outcome(st: rulekit.State, with_log: bool) -> tuple:
@@ -106,9 +106,41 @@ def test_compile_shows_the_flat_module_or_why_not() -> None:
     shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "qwixx.yaml")])
     assert shown.exit_code == 0
     assert "def play(" in shown.output and "takes this function" in shown.output
-    why = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "domino7.yaml")])
+    why = runner.invoke(main, ["compile", "--backend", "flat",
+                               str(GAMES / "examples" / "connect-four.yaml")])
     assert why.exit_code == 0
-    assert "engine's path" in why.output and "tile_set" in why.output
+    assert "engine's path" in why.output and "grid" in why.output
+    shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "domino7.yaml")])
+    assert shown.exit_code == 0
+    assert "top-level decision takes this function" in shown.output
+
+
+@pytest.mark.parametrize("name", ["domino7.yaml", "domino-fives.yaml"])
+def test_domino_playouts_run_on_the_flat_path(name: str) -> None:
+    """A game whose turns begin with a decision (the deal in the setup): the playout
+    deals on the machine, then the flat play picks from the first decision to the end,
+    and the game is the machine's, with its scores at the end."""
+    game = rulekit.load_game(str(GAMES / name))
+    made = game.flat
+    assert made is not None and made.decisions
+    finished = []
+    real = made._play
+    made._play = lambda *a: finished.append(real(*a)) or finished[-1]
+    for seed in range(3):
+        st = game.new_game(players=game.max_players, seed=seed)
+        st.playout(random.Random(seed))
+        assert finished[-1] is not None  # played to the end by the flat function
+        assert st.is_over and st.end_reason in ("out", "blocked")
+        assert all(set(parts) == {"pips left", "bonus"} for parts in st.end_scores())
+        game.__dict__["flat"] = None
+        try:
+            again = game.new_game(players=game.max_players, seed=seed)
+            again.playout(random.Random(seed))
+        finally:
+            game.__dict__["flat"] = made
+        assert (st.log, st.scores(), st.end_scores()) == \
+            (again.log, again.scores(), again.end_scores())
+    assert len(finished) == 3
 
 
 def _shape(source: str) -> list[tuple[int, str]]:
@@ -246,3 +278,48 @@ def test_a_playout_without_its_log_plays_the_same_game() -> None:
     assert logged.playout(random.Random(8)) == bare.playout(random.Random(8), log=False)
     assert _outcome(logged, False) == _outcome(bare, False)
     assert len(bare.log) < len(logged.log) // 10
+
+
+@pytest.mark.parametrize("name", ["domino7.yaml", "domino-fives.yaml"])
+def test_a_domino_game_given_back_mid_way_is_the_machines(name: str) -> None:
+    """The flat play made to give the game back at a later turn (after decisions within
+    `none:` steps, forced lays and draws): the engine replays its moves and plays on, and
+    the game is the machine's, its log, scores and counts."""
+    game = rulekit.load_game(str(GAMES / name))
+    made = game.flat
+    assert made is not None and "if cw > CALL_WORK: raise GiveBack" in made.source
+    for stop in (3, 17, 40):
+        source = made.source.replace("if cw > CALL_WORK: raise GiveBack",
+                                     f"if turn > {stop}: raise GiveBack")
+        early = flat.load(game, source, made.consts, made.entries, made.decisions)
+        for seed in range(4):
+            for study in (False, True):
+                assert _play(game, game.max_players, seed, study, early) == \
+                    _play(game, game.max_players, seed, study, None), (stop, seed, study)
+
+
+@pytest.mark.parametrize("name", ["qwixx.yaml", "domino7.yaml", "domino-fives.yaml"])
+def test_a_playout_from_a_copy_in_progress_is_the_machines(name: str) -> None:
+    """A search bot's playout: from a copy of a game in progress (often at a turn's
+    decision, where the flat play starts by asking it anew), the flat play's game is the
+    machine's, its log included."""
+    game = rulekit.load_game(str(GAMES / name))
+    made = game.flat
+    assert made is not None
+    for seed in range(6):
+        st = game.new_game(players=game.max_players, seed=seed)
+        rng = random.Random(seed)
+        game.__dict__["flat"] = None
+        st.playout(rng, decisions=rng.randrange(1, 30))
+        game.__dict__.pop("flat", None)
+        for study in (False, True):
+            played = []
+            for use in (made, None):
+                game.__dict__["flat"] = use
+                try:
+                    c = st.clone()
+                    p = c._playout(random.Random(seed + 5), None, None, study)
+                    played.append((_outcome(c, True), p.made, p.options, p.most))
+                finally:
+                    game.__dict__.pop("flat", None)
+            assert played[0] == played[1], (seed, study)

@@ -3,9 +3,14 @@
 Where today's generated turns (flowgen) still run the engine's general machine (views,
 option records, the work meter per decision, change bits, a check after every step that
 changed something), the flat backend writes a game's whole random play, from a turn's
-chance step to the end, as straight-line code over the components' own lists, the
-players' variables as one list each, and ints: options are tuples in a list, a pick is
-one draw, the end conditions are tested after the steps that may change what they read.
+chance step (or, in a game whose turns begin with a decision, from that decision: the
+first turn's, once the machine has dealt) to the end, as straight-line code over the
+components' own lists, the players' variables as one list each, and ints: options are
+tuples in a list, a pick is one draw, the end conditions are tested after the steps that
+may change what they read. Steps the machine runs in frames of their own (`none:` steps,
+blocks that may pause, an option played by itself) are counted against the step budget
+and followed by the end checks exactly where the machine's frames are; defines are
+written where they are read.
 
 It plays the games the machine plays, draw for draw, and it gives a game back rather
 than ever playing it differently: it works on a copy of what it changes and keeps both
@@ -13,7 +18,10 @@ RNGs' states, and whatever the machine would have stopped on (a budget that migh
 out, an error, a step it does not cover) makes it hand the untouched state back, so the
 machine plays that game instead and fails with its own located message. The work budget
 is kept by a bound: every step is charged a cost computed from the game's structure
-(the longest lists it loops over), which is far above what the machine's meter charges.
+(the longest lists it loops over, the lists its `in`s scan), which is far above what the
+machine's meter charges; a turn is charged every step and check written for it, and where
+turns follow each other without a pause, the work of one call of the machine is bounded
+too.
 
 A game it does not cover (a building block without a flat form, a step it has no code
 for) keeps the machine's path; `rulekit compile --backend flat FILE` shows the module or
@@ -35,7 +43,7 @@ from typing import Any
 from rulekit.backends import pysource
 from rulekit.engine import labels
 from rulekit.engine import steps as S
-from rulekit.engine.state import replay_moves
+from rulekit.engine.state import _CALLS, _late, _rebind_action, replay_moves
 from rulekit.expr import budget, runtime
 from rulekit.expr.types import BOOL, INT, STR, ListT, ObjT, Type
 
@@ -54,6 +62,13 @@ TRIGGER_RUNS = 32
 #: more than the characters of any whole number a game can hold: a variable's at most 30
 #: digits, a literal's 333, a product's 1000 bits (about 302 digits), sums a few bits more
 _INT_CHARS = 1000
+#: how deeply defines that read defines are written where they are read, and how long one
+#: may come out (a define read twice by each of a chain of others doubles at each step)
+MOST_DEFINES_DEEP = 40
+MOST_DEFINE_CHARS = 20_000
+#: what a step is charged per element an `in` may scan, per element of its longest loop (the
+#: machine charges one unit per element scanned)
+UNITS_PER_SCAN = 2
 
 
 class Uncovered(Exception):
@@ -102,10 +117,14 @@ class FlatGame:
     step) to the end and returns (decisions, options, most options), or None when the
     machine must play it; `source` is the module."""
 
-    def __init__(self, source: str, play: Any, entries: frozenset[int]) -> None:
+    def __init__(self, source: str, play: Any, entries: frozenset[int],
+                 decisions: frozenset[int] = frozenset()) -> None:
         self.source = source
         self.consts: dict[str, Any] = {}
         self.entries = entries
+        #: the entries that are a top-level `choose` of the active player (the others are
+        #: chance steps)
+        self.decisions = decisions
         self._play = play
 
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
@@ -120,8 +139,18 @@ class FlatGame:
         if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
             return None
         top = stack[0]
+        if self.decisions and top.role == "setup" and not self._deal(st, top):
+            return None
+        top = stack[0]
         i = top.i - 1
-        if (top.role != "turn" or st._pending is not None or i not in self.entries
+        if i in self.decisions:
+            # a turn's top-level decision is due: the flat play asks it anew and picks
+            pending = st._pending
+            if (top.role != "turn" or pending is None or pending.window is not None
+                    or pending.seat != st.active or st._pending_chance is not None
+                    or st._ending or st._next_seat is not None or st._unlogged is not None):
+                return None
+        elif (top.role != "turn" or st._pending is not None or i not in self.entries
                 or st._pending_chance is not top.steps[i] or st._ending
                 or st._next_seat is not None or st._unlogged is not None):
             return None
@@ -132,18 +161,48 @@ class FlatGame:
             getbits = randrange.__self__.getrandbits
         saved = [kind.copy_state(s) for kind, s in zip(st.game.components, st.comps)]
         start = st._moves_start(saved) if log else None
+        if start is not None and st._pending is not None:
+            # the decision due, its options bound to the copy the log is replayed from
+            d = st._pending
+            start._pending = S.Decision.copied(d.seat, d, None,
+                                               lambda a: _rebind_action(a, start))
         moves: list = []
         try:
             made, options, most = self._play(st, grng, randrange, getbits, study, i, moves,
                                              saved)
-        except (GiveBack, ArithmeticError, LookupError, TypeError, ValueError, RecursionError,
-                budget.BudgetExceeded):
+        except (GiveBack, ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
+                RecursionError, budget.BudgetExceeded):
             made, options, most = moves.pop()
             replay_moves(st, moves)
             return made, options, most, False
         if start is not None:
             st._unlogged = (start, moves)
         return made, options, most, True
+
+    @staticmethod
+    def _deal(st: Any, top: Any) -> bool:
+        """A game whose turns begin with a decision stands, when it is made, at the setup's
+        last step, a chance step (the deal): the machine resolves it as a playout's move
+        does (its draw, its log, its budget of one call), and runs on to the first turn's
+        decision, where the flat play starts. False where the setup is elsewhere."""
+        step = st._pending_chance
+        if (step is None or st._pending is not None or top.i != len(top.steps)
+                or top.steps[-1] is not step):
+            return False
+        meter = budget.meter()
+        old, old_what = meter.left, meter.what
+        units, what = st._work_left, _CALLS["resolve_chance"]
+        if units >= budget.WORK_PER_CALL:
+            units = budget.WORK_PER_CALL
+        else:
+            what = _late(what)
+        meter.left, meter.what = units, what
+        try:
+            st._chance(step, None)
+        finally:
+            st._work_left -= units - meter.left
+            meter.left, meter.what = old, old_what
+        return not st.over and len(st._stack) == 1
 
 
 #: Random._randbelow of a plain Random, and the type of its C methods: what the flat code
@@ -198,10 +257,14 @@ class _Gen:
                 self.kinds[id(t)] = kind
         self.pvar_names = list(game.pvar_init)
         self.gvar_names = list(game.gvar_init)
-        self.longest = 1  # the most elements the step being written loops over
-        self.work = 0  # the work a turn's steps and checks may charge at most (see step)
-        self.mult = 1  # how often the step being written may run in a turn
-        self.loop_steps = 0  # the most rounds of `for` loops a turn counts as steps
+        self.longest = 1  # the most elements a step loops over (for the work bound)
+        self.scans = 0  # the elements the `in`s of a step may scan, per loop element
+        self.widest = 1  # the most elements any step loops over
+        self.cost = 0  # the work bound of every step written so far (each once)
+        self.calls = False  # turns may pass without a pause: the work of a call is counted
+        self.defines: dict[str, tuple[bool, Any]] = getattr(game, "defines", None) or {}
+        self.decisions: frozenset[int] = frozenset()
+        self._defining: set[str] = set()
         self.firing = False  # writing a trigger's steps
         self.firing_work = 0  # the most work one firing of a trigger may charge
         self.trigger_mask = 0  # the parts some trigger reads
@@ -264,7 +327,31 @@ class _Gen:
         kind = self.kinds.get(id(node.type))
         if kind is not None and src == f"st.gviews[{int(kind.index)}]":
             return V(None, node.type, kind)
+        define = self.defines.get(name)
+        if (define is not None and not define[0]
+                and self.game.scope.globals.get(name) is glob):
+            return self.define(name, define[1], {})
         raise Uncovered(f"the name '{name}'")
+
+    def define(self, name: str, c: Any, env: dict[str, V]) -> V:
+        """A define read: its expression written where it is read (a define's value is the
+        same wherever it is worked out on the same state, which is when the machine reuses
+        it)."""
+        if name in self._defining:
+            raise Uncovered(f"the define '{name}', which reads itself")
+        if len(self._defining) >= MOST_DEFINES_DEEP:
+            raise Uncovered(f"defines that read defines more than {MOST_DEFINES_DEEP} deep")
+        self._defining.add(name)
+        try:
+            v = self.expr(c, env)
+        finally:
+            self._defining.discard(name)
+        if v.src is not None and len(v.src) > MOST_DEFINE_CHARS:
+            # defines that read others several times each (doubling): written out, their
+            # source would grow without end
+            raise Uncovered(f"the define '{name}', more than {MOST_DEFINE_CHARS} characters "
+                            "of code where it is read")
+        return v
 
     def _attr(self, node: Any, env: dict[str, V]) -> V:
         base = self.ex(node.kids[0], env)
@@ -283,6 +370,9 @@ class _Gen:
             kind = self.kinds.get(id(node.type))
             if kind is not None:
                 return V(None, node.type, kind, seat)
+            define = self.defines.get(name)
+            if define is not None and define[0] and t.stored.get(name) is None:
+                return self.define(name, define[1], {"player": V(seat, t)})
             raise Uncovered(f"a player's '{name}'")
         if base.kind is not None:
             return base.kind.flat_attr(self, base, name, node.type)
@@ -343,9 +433,20 @@ class _Gen:
             return V(f"({left.need()} {op} {right.need()})", node.type)
         if op in ("==", "!=") and left.type is STR and right.type is STR:
             return V(f"({left.need()} {op} {right.need()})", node.type)
-        if op in ("in", "not in") and isinstance(right.type, ListT) and left.type in (
-                INT, STR, BOOL):
+        if op in ("in", "not in") and isinstance(right.type, ListT) and (
+                left.type in (INT, STR, BOOL) or left.kind is not None
+                and getattr(left.kind, "flat_same", None) and left.kind.flat_same(left.type)):
+            if right.size is None:
+                raise Uncovered(f"'{op}' a list whose length the game does not bound")
+            self.scans += right.size
             return V(f"({left.need()} {op} {right.need()})", node.type)
+        if (op == "+" and isinstance(left.type, ListT) and isinstance(right.type, ListT)
+                and left.size is not None and right.size is not None
+                and left.size + right.size <= budget.MAX_LIST
+                and not isinstance(node.type.elem, ListT)):
+            elem = left.elem if left.size else right.elem
+            return V(f"({left.need()} + {right.need()})", node.type,
+                     size=left.size + right.size, elem=elem)
         raise Uncovered(f"'{op}' on {left.type.name} and {right.type.name}")
 
     def _emptiness(self, node: Any, env: dict[str, V]) -> V | None:
@@ -392,12 +493,14 @@ class _Gen:
             for c in conds:
                 out.append(f"if {self.ex(c, inner).need()}")
         self.longest = max(self.longest, size)
+        self.last_size = size
         return " ".join(out), inner
 
     def _comp(self, node: Any, env: dict[str, V]) -> V:
         levels, body = node.data
         text, inner = self.clauses(levels, env)
-        return V(f"[{self.ex(body, inner).need()} {text}]", node.type)
+        size = self.last_size  # at most one element per round of its loops
+        return V(f"[{self.ex(body, inner).need()} {text}]", node.type, size=size)
 
     def _gen(self, gen: Any, env: dict[str, V]) -> str:
         levels, body = gen.node.data
@@ -417,9 +520,33 @@ class _Gen:
         m = re.fullmatch(r"(p\d+)\[SEAT\]", self.ex(body, probe).src or "")
         return m.group(1) if m else None
 
+    def _over_seats(self, gen: Any, env: dict[str, V], word: str) -> str | None:
+        """`any(... for p in players)` of a game played by a fixed number of players, its
+        rounds written out (as any() and all(), it stops at the first that decides)."""
+        n = self.game.max_players
+        if self.game.min_players != n or n > 8:
+            return None
+        levels, body = gen.node.data
+        if len(levels) != 1 or levels[0][2] or body.type is not BOOL:
+            return None
+        name, it, _conds = levels[0]
+        if self.ex(it, env).src != "PLAYERS":
+            return None
+        parts = []
+        for k in range(n):
+            inner = dict(env)
+            inner[name] = V(f"({k})", it.type.elem)
+            parts.append(self.ex(body, inner).need())
+        self.longest = max(self.longest, n)
+        return "(" + word.join(parts) + ")"
+
     def _call(self, node: Any, env: dict[str, V]) -> V:
         name, gen = node.data
         args = node.kids
+        if name in ("any", "all") and gen is not None:
+            unrolled = self._over_seats(gen, env, " or " if name == "any" else " and ")
+            if unrolled is not None:
+                return V(unrolled, node.type)
         if name in ("sum", "max", "min", "any", "all") and len(args) == 1:
             if gen is not None:
                 whole = self._per_player(gen, env)
@@ -446,6 +573,12 @@ class _Gen:
             return V(self.text(self.ex(args[0], env)), STR)
         if name == "join" and len(args) == 2:
             return self._join(args, env)
+        if name == "range" and len(args) == 1 and gen is None and args[0].type is INT:
+            # range(n) over an int a building block bounds (as its `size`)
+            n = self.ex(args[0], env)
+            if n.size is None or n.size > budget.MAX_LIST:
+                raise Uncovered("range() of a number the game does not bound")
+            return V(f"list(range({n.need()}))", node.type, size=n.size)
         raise Uncovered(f"the function {name}()")
 
     def _join(self, args: list, env: dict[str, V]) -> V:
@@ -532,21 +665,17 @@ class _Gen:
         """The checks after a change of the parts `writes`: the triggers (`fire`), then
         the end conditions that read what the change or the triggers may have changed;
         their work bounded as a step's."""
-        outer = self.longest
-        self.longest = 1
-        try:
-            at = len(self.w.lines)
-            writes |= self.fire(writes, d)
-            for reason, c, mask in self.end:
-                if writes & mask:
-                    self.w.add(d, f"if {self.expr(c, {}).need()}:")
-                    self.ending(d + 1, reason)
-            if len(self.w.lines) > at:  # the triggers' conditions are worked out twice
-                times = 1 + 2 * len(self.game.triggers)
-                self.work += self.mult * times * (UNITS_PER_STEP
-                                                  + UNITS_PER_ELEMENT * self.longest)
-        finally:
-            self.longest = outer
+        saved = self.own_begin()
+        fired = self.fire(writes, d)
+        if fired:  # the triggers' conditions are worked out twice more
+            self.cost += 2 * len(self.game.triggers) * (UNITS_PER_STEP
+                                                        + UNITS_PER_ELEMENT * self.longest)
+        self.own_end(saved)
+        writes |= fired
+        for reason, c, mask in self.end:
+            if writes & mask:
+                self.w.add(d, f"if {self.end_expr(c)}:")
+                self.ending(d + 1, reason)
 
     # ---- triggers ----------------------------------------------------------------------------
     def trigger_loops(self, trigger: Any, d: int) -> tuple[dict[str, V], int, str]:
@@ -606,18 +735,19 @@ class _Gen:
             w.add(depth + 1, "trig -= 1")
             w.add(depth + 1, "if trig < 0: raise GiveBack")
             w.add(depth + 1, f"{fired} = True")
-            work, mult, firing = self.work, self.mult, self.firing
-            self.mult, self.firing = 1, True
+            cost, firing = self.cost, self.firing
+            self.firing = True
             try:
                 self.steps(tuple(trigger.steps), env, depth + 1, False)
-                run = self.work - work
+                run = self.cost - cost + UNITS_PER_STEP
             finally:
-                self.work, self.mult, self.firing = work, mult, firing
+                self.cost, self.firing = cost, firing
             # each firing charged as it happens (a turn has few), so that the bound of a
             # turn need not count the most firings every turn
             self.firing_work = max(self.firing_work, run)
-            w.add(depth + 1, f"work -= {run}")
-            w.add(depth + 1, "if work < 0: raise GiveBack")
+            w.add(depth + 1, f"work -= {run}" + (f"; cw += {run}" if self.calls else ""))
+            w.add(depth + 1, "if work < 0" + (" or cw > CALL_WORK" if self.calls else "")
+                  + ": raise GiveBack")
             changes |= self._union(tuple(trigger.steps))
         w.add(d, f"if {fired}:")
         self.settled(d + 1)
@@ -628,6 +758,27 @@ class _Gen:
         for trigger in self.game.triggers:
             _env, depth, cond = self.trigger_loops(trigger, d)
             self.w.add(depth, f"if {cond}: raise GiveBack")
+
+    def end_expr(self, c: Any) -> str:
+        """An end condition's source, its work counted as a step's."""
+        saved = self.own_begin()
+        src = self.expr(c, {}).need()
+        self.own_end(saved)
+        return src
+
+    def own_begin(self) -> tuple[int, int]:
+        """A step (or check) begins: its own loops and scans are counted from here."""
+        saved = self.longest, self.scans
+        self.longest, self.scans = 1, 0
+        return saved
+
+    def own_end(self, saved: tuple[int, int]) -> None:
+        """It ends: its work bound, from its own loops (the steps inside it count theirs),
+        is added to `cost`."""
+        self.cost += (UNITS_PER_STEP + UNITS_PER_ELEMENT * self.longest
+                      + UNITS_PER_SCAN * self.longest * self.scans)
+        self.widest = max(self.widest, self.longest)
+        self.longest, self.scans = saved
 
     def ending(self, d: int, reason: str) -> None:
         w = self.w
@@ -647,7 +798,14 @@ class _Gen:
         if isinstance(step, S.Run):
             return self._union(step.steps)
         if isinstance(step, S.Choose):
-            return self._union(tuple(s for o in step.options for s in o.steps))
+            return self._union(tuple(s for o in step.options for s in o.steps)
+                               + (step.none or ()))
+        if isinstance(step, S.ForEach):
+            return self._union(step.body)
+        if isinstance(step, S.Effect) and step.gen is not None and step.gen[0] is not None:
+            kind = self.kinds.get(id(step.gen[0].type))
+            if kind is not None and getattr(kind, "flat_runs_steps", True) is False:
+                return step.writes  # a building block's effect that runs no steps of its own
         if isinstance(step, S.Effect) and getattr(step, "nested", True):
             return -1  # a building block's effect may run steps of its own (on_lock)
         return getattr(step, "writes", -1)
@@ -659,16 +817,10 @@ class _Gen:
         return m
 
     def step(self, step: Any, env: dict[str, V], d: int, framed: bool) -> int:
-        """Write a step (`_step`), and bound its work: UNITS_PER_STEP, and UNITS_PER_ELEMENT
-        for each element of the longest list it loops over itself (the steps inside it are
-        bounded each by their own), as often as it may run in a turn (`self.mult`)."""
-        outer = self.longest
-        self.longest = 1
-        try:
-            count = self._step(step, env, d, framed)
-            self.work += self.mult * (UNITS_PER_STEP + UNITS_PER_ELEMENT * self.longest)
-        finally:
-            self.longest = outer
+        """Write a step (see `steps`), its work bound counted in `cost`."""
+        saved = self.own_begin()
+        count = self._step(step, env, d, framed)
+        self.own_end(saved)
         return count
 
     def _step(self, step: Any, env: dict[str, V], d: int, framed: bool) -> int:
@@ -697,12 +849,19 @@ class _Gen:
             return 1 + self.steps(step.steps, env, d, framed and not step.pure)
         if kind is S.Say:
             text, to = step.gen
-            if to is not None:
-                raise Uncovered("a private `say`")
+            seat = None
+            if to is not None:  # a private line: the seat it is for, in the log
+                who = self.expr(to, env)
+                if who.kind is not None or not (isinstance(who.type, ObjT)
+                                                and who.type.name == "Player"):
+                    raise Uncovered("a private `say` to this value")
+                seat = who.need()
             var = w.t("s")
             w.add(d, f"{var} = {self.template(text, env)}")
             w.add(d, f"logc += len({var})")
             w.add(d, f"if logc > {budget.MAX_LOG_CHARS}: raise GiveBack")
+            if seat is not None:  # the seat it is for, as the machine works it out
+                w.add(d, f"{w.t('q')} = {seat}")
             return 1
         if kind is S.SetVar:
             who, c = step.gen
@@ -717,7 +876,9 @@ class _Gen:
             value = self.expr(c, env).need()
             var = w.t("x")
             w.add(d, f"{var} = {target} + {value}" if step.add else f"{var} = {value}")
-            if c.type is not BOOL and c.type is not STR:
+            if not step.add and re.fullmatch(r"\(-?\d{1,20}\)", value):
+                pass  # a whole number of the file, well within the bounds
+            elif c.type is not BOOL and c.type is not STR:
                 w.add(d, f"if {var}.__class__ is not int or not {-S.MAX_INT} < {var} < "
                       f"{S.MAX_INT}: {var} = check_int({var})")
             w.add(d, f"{target} = {var}")
@@ -728,8 +889,8 @@ class _Gen:
             t = self.expr(target, env)
             if t.kind is None:
                 raise Uncovered("an effect on this value")
-            vals = [None if a is None else self.expr(a, env) for a in args]  # None: left out
-            t.kind.flat_effect(self, step.method, t, vals, env, d)
+            t.kind.flat_effect(self, step.method, t,
+                               [None if a is None else self.expr(a, env) for a in args], env, d)
             self.changed(step, d)
             return 1
         if kind is S.ChanceStep:
@@ -739,57 +900,13 @@ class _Gen:
             kd.flat_chance(self, step.name, d)
             self.changed(step, d)
             return 1
-        if kind is S.ForEach:
-            return self.for_each(step, env, d)
-        if kind is S.Together:  # its effects run once for each player
-            mult = self.mult
-            self.mult *= self.game.max_players
-            try:
-                return self.together(step, env, d)
-            finally:
-                self.mult = mult
+        if kind is S.ForEach and step.pure:
+            return self.for_each(step, env, d, None)
+        if kind is S.Together:
+            return self.together(step, env, d)
         if kind is S.Choose:
             return self.choose(step, env, d)
         raise Uncovered(f"the step {kind.__name__}")
-
-    def for_each(self, step: Any, env: dict[str, V], d: int) -> int:
-        """A `for` of steps that only have effects, as ForEach runs it: each list worked
-        out as its loop starts, every round counted against the step budget, no check
-        between the steps."""
-        w = self.w
-        it = step.gen
-        if not step.pure:
-            raise Uncovered("a `for` whose steps decide or roll")
-        if it is None or not getattr(it, "nodes", None):
-            raise Uncovered("a `for` that did not compile")
-        if self.firing:
-            raise Uncovered("a `for` in a trigger")
-        inner = dict(env)
-        size = 1
-        depth = d
-        for name, node in it.nodes:
-            lst = self.ex(node, inner)
-            if lst.size is None:
-                raise Uncovered("a `for` over a list whose length the game does not bound")
-            size *= max(lst.size, 1)
-            var = w.t("v")
-            elem = lst.elem
-            inner[name] = V(var, node.type.elem, elem.kind if elem else None,
-                            elem.seat if elem else None, elem.size if elem else None,
-                            elem.elem if elem else None)
-            w.add(depth, f"for {var} in {lst.need()}:")
-            depth += 1
-        w.add(depth, "steps -= 1")
-        self.longest = max(self.longest, size)
-        self.loop_steps += self.mult * size
-        mult = self.mult
-        self.mult *= size
-        try:
-            self.steps(tuple(step.body), inner, depth, False)
-        finally:
-            self.mult = mult
-        w.add(depth, "pass")
-        return 1
 
     # ---- decisions --------------------------------------------------------------------------
     def options(self, step: Any, env: dict[str, V], seat: str, d: int) -> list:
@@ -977,6 +1094,8 @@ class _Gen:
         return 1
 
     def choose(self, step: Any, env: dict[str, V], d: int) -> int:
+        if step.none is not None or step.auto:
+            return self.choose_framed(step, env, d, True)
         w = self.w
         if not step.active or step.auto:
             raise Uncovered("a `choose` by someone other than the active player, or `auto`")
@@ -990,6 +1109,146 @@ class _Gen:
             return 1
         raise Uncovered("a `choose` with `none:` steps")
 
+    # ---- frames: what the machine runs as steps of a frame it pushes -------------------------
+    def frame(self, steps: tuple, env: dict[str, V], d: int, checks: bool) -> int:
+        """The steps of a frame the machine pushes (`none:` steps, a branch or a procedure
+        that may pause, the steps of an option played by itself): each is counted against
+        the step budget, and with `checks` (the frame's, which push_block inherits) the end
+        is checked after each. Returns the most steps counted."""
+        count = 0
+        for s in steps:
+            count += self.fstep(s, env, d, checks)
+            if checks:
+                self.checks(s, d)
+        return count
+
+    def fstep(self, step: Any, env: dict[str, V], d: int, checks: bool) -> int:
+        kind = type(step)
+        if step.pure or kind is S.Let:
+            return self.step(step, env, d, True)
+        saved = self.own_begin()
+        w = self.w
+        w.add(d, "steps -= 1")
+        if kind is S.If and step.gen is not None and step.gen.node is not None and \
+                step.gen.node.op == "const":
+            # a condition fixed when the game loads (a param): only its branch is written
+            branch = step.then if step.gen.node.value else step.other
+            count = 1 + self.frame(branch, dict(env), d, checks)
+        elif kind is S.If:
+            w.add(d, f"if {self.expr(step.gen, env).need()}:")
+            a = self.frame(step.then, dict(env), d + 1, checks)
+            w.add(d + 1, "pass")
+            w.add(d, "else:")
+            b = self.frame(step.other, dict(env), d + 1, checks)
+            w.add(d + 1, "pass")
+            count = 1 + max(a, b)
+        elif kind is S.Run:
+            count = 1 + self.frame(step.steps, env, d, checks)
+        elif kind is S.ForEach:
+            count = 1 + self.for_each(step, env, d, checks)
+        elif kind is S.Choose:
+            count = self.choose_framed(step, env, d, checks)
+        else:
+            raise Uncovered(f"the step {kind.__name__} here")
+        self.own_end(saved)
+        return count
+
+    def for_each(self, step: Any, env: dict[str, V], d: int, checks: bool | None) -> int:
+        """A `for` step. Run inline (`checks` None), as ForEach.run does, every round counts
+        against the step budget; otherwise each round is a frame, the list worked out before
+        the first. Each round is charged its work, and gives the game back where the budgets
+        might run out (the number of rounds is known only then)."""
+        w = self.w
+        it = step.gen
+        if it is None or len(it.nodes) != 1:
+            raise Uncovered("a `for` step of several clauses")
+        (name, node), = it.nodes
+        lst = self.ex(node, env)
+        if lst.size is None:
+            raise Uncovered("a `for` step over a list whose length the game does not bound")
+        self.longest = max(self.longest, lst.size)
+        var = w.t("v")
+        elem = lst.elem
+        inner = dict(env)
+        inner[name] = V(var, node.type.elem, elem.kind if elem else None,
+                        elem.seat if elem else None, elem.size if elem else None,
+                        elem.elem if elem else None)
+        w.add(d, f"for {var} in {lst.need() if checks is None else 'list(' + lst.need() + ')'}:")
+        at = len(w.lines)
+        w.add(d + 1, "")  # the round's charge, written when the body's is known
+        before = self.cost
+        if checks is None:
+            count = self.steps(tuple(step.body), inner, d + 1, False)
+        else:
+            count = self.frame(tuple(step.body), inner, d + 1, checks)
+        w.add(d + 1, "pass")
+        units = self.cost - before + UNITS_PER_STEP
+        charge = f"work -= {units}"
+        if self.calls:
+            charge += f"; cw += {units}"
+        if checks is None:  # the round counted, as ForEach.run counts it
+            charge += "; steps -= 1"
+        test = f"steps < {count}" + " or work < 0" + (" or cw > CALL_WORK" if self.calls else "")
+        w.lines[at:at + 1] = ["    " * (d + 1) + charge,
+                              "    " * (d + 1) + f"if {test}: raise GiveBack"]
+        return 0
+
+    def choose_framed(self, step: Any, env: dict[str, V], d: int, checks: bool) -> int:
+        """A `choose` with `none:` steps, or `auto`, as Choose.run plays it: no option runs
+        the `none:` steps as a frame (checks inherited); with `auto`, an only option is
+        played by itself (logged as forced, no decision, its steps a frame of their own);
+        otherwise a decision, whose option's steps run at once if they are all effects and
+        as a frame if not. Returns the most steps counted."""
+        w = self.w
+        if not step.active:
+            raise Uncovered("a `choose` by someone other than the active player")
+        if self.game.check_effects:
+            raise Uncovered("`check: effects` with a `choose` that has `none:` or `auto`")
+        w.add(d, "seat = active")
+        made = self.options(step, env, "seat", d)
+        none = 0
+        w.add(d, "if not out:")
+        if step.none is None:
+            w.add(d + 1, "raise GiveBack")
+        else:
+            none = self.frame(tuple(step.none), dict(env), d + 1, checks)
+            w.add(d + 1, "pass")
+        w.add(d, "else:")
+        forced = 0
+        e = d + 1
+        if step.auto:
+            w.add(d + 1, "if len(out) == 1:")
+            w.add(d + 2, "which, pl = out[0]")  # the engine's replay logs it as forced
+            forced = self.option_steps(made, "seat", d + 2, True)
+            w.add(d + 2, "pass")
+            w.add(d + 1, "else:")
+            e = d + 2
+        self.pick(e)
+        if self.calls:
+            w.add(e, "cw = TURN_WORK")  # a decision: the next call begins
+        picked = self.option_steps(made, "seat", e, False)
+        w.add(e, "pass")
+        return 1 + max(none, forced, picked)
+
+    def option_steps(self, made: list, seat: str, d: int, framed: bool) -> int:
+        """The steps of the option played: a frame (`framed`: played by itself; or steps
+        that are not all effects), each counted; otherwise at once, as effects."""
+        w = self.w
+        first = True
+        count = 0
+        for k, (names, inner, steps, _label) in enumerate(made):
+            if not steps:
+                continue
+            w.add(d, f"{'if' if first else 'elif'} which == {k}:")
+            first = False
+            env = self.unpack(names, inner, seat, d + 1)
+            if framed or steps.__class__ is not S.Effects:
+                count = max(count, self.frame(tuple(steps), env, d + 1, False))
+            else:
+                self.steps(tuple(steps), env, d + 1, False)
+            w.add(d + 1, "pass")
+        return count
+
     # ---- the module ---------------------------------------------------------------------------
     def module(self) -> tuple[str, frozenset[int]]:
         game = self.game
@@ -999,24 +1258,30 @@ class _Gen:
         if game.turn_reset_mask & self.trigger_mask:
             # the machine fires such a trigger at the first check after the reset
             raise Uncovered("a trigger that reads what a turn resets")
-        if getattr(game, "end_score", None):
-            raise Uncovered("an `end.score`")
-        # a define is left to the machine: one that a step, a trigger or the end reads
-        # meets Uncovered where it is read (_attr, _global); the scores are worked out by
-        # the machine once the flat play has written the state back
         if game.first_player is not None and not callable(game.first_player):
             raise Uncovered("the first player")
         if self._next_player(game.phases[0][1]):
             raise Uncovered("`next_player`")
         turn = game.phases[0][1]
         entries = [i for i, s in enumerate(turn) if type(s) is S.ChanceStep]
-        if not entries:
-            raise Uncovered("a turn without a chance step at its top")
+        # a turn without a chance step starts at its top-level decision (the game's first
+        # turn at the decision the setup leaves due)
+        self.decisions = frozenset(i for i, s in enumerate(turn)
+                                   if type(s) is S.Choose and s.active and not s.auto)
+        if not entries and not self.decisions:
+            raise Uncovered("a turn without a chance step or a decision at its top")
+        # turns may then follow each other without a pause: one call of the machine may play
+        # several, so the work of a call is counted too (`cw`, from its decision on)
+        self.calls = not entries
+        entries += sorted(self.decisions)
         body_start = len(w.lines)
         w.add(2, "if steps < TURN_STEPS or work < TURN_WORK: raise GiveBack")
         w.add(2, "work -= TURN_WORK")
         if game.triggers:
             w.add(2, f"trig = {TRIGGER_RUNS}")
+        if self.calls:
+            w.add(2, "cw += TURN_WORK")
+            w.add(2, "if cw > CALL_WORK: raise GiveBack")
         env: dict[str, V] = {}
         most = 0
         for i, s in enumerate(turn):
@@ -1038,9 +1303,9 @@ class _Gen:
         self.check_after(game.turn_mask, 2)  # the checks as the turn begins
         body = ["    " + line for line in w.lines[body_start:]]  # in the try and the loop
         del w.lines[body_start:]
-        # a turn's work: its steps' and checks' bounds, and the turn's own; the firings of
-        # triggers are charged as they happen, at most TRIGGER_RUNS of them a turn
-        turn_work = self.work + UNITS_PER_STEP
+        # every step and check written, each charged once: more than any one turn's work;
+        # the firings of triggers are charged as they happen, at most TRIGGER_RUNS a turn
+        turn_work = self.cost + UNITS_PER_STEP
         # a call (a move or a roll) may run on from one turn into the next
         if 2 * (turn_work + TRIGGER_RUNS * self.firing_work) > budget.WORK_PER_CALL:
             raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
@@ -1056,6 +1321,7 @@ class _Gen:
             "    steps, work, logc = st._steps_left + 1, st._work_left, st._log_chars",
             "    made = options = most = 0",
             "    chg = True  # see `changed`: the first check of the flat play runs",
+            "    cw = 0",
             "    rand = grng.random",
             "    comps = st.comps",
         ]
@@ -1088,6 +1354,7 @@ class _Gen:
             "    st._version += 1",
             "    st._dirty = st._stale = 0",
             "    st._pending_chance = None",
+            "    st._pending = None",
             "    st._stack = []",
         ]
         for i, name in enumerate(self.pvar_names):
@@ -1095,11 +1362,8 @@ class _Gen:
         for i, name in enumerate(self.gvar_names):
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
         tail += ["    return made, options, most"]
-        w.consts.update(KINDS=kinds)
-        # the turn's bounds as literals in the source (read at every turn)
-        body[0] = (body[0].replace("TURN_STEPS", str(most + 1 + self.loop_steps))
-                   .replace("TURN_WORK", str(turn_work)))
-        body[1] = body[1].replace("TURN_WORK", str(turn_work))
+        w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work,
+                        CALL_WORK=budget.WORK_PER_CALL)
         return "\n".join(head + body + tail) + "\n", frozenset(entries)
 
     def _next_player(self, steps: tuple, seen: frozenset = frozenset()) -> bool:
@@ -1116,7 +1380,9 @@ class _Gen:
             elif isinstance(s, S.Run):
                 inner = s.steps
             elif isinstance(s, S.Choose):
-                inner = tuple(x for o in s.options for x in o.steps)
+                inner = tuple(x for o in s.options for x in o.steps) + (s.none or ())
+            elif isinstance(s, S.ForEach):
+                inner = s.body
             if inner and self._next_player(inner, seen):
                 return True
         return False
@@ -1124,8 +1390,8 @@ class _Gen:
 
 #: the builtins the flat code calls, its only ones
 _BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, tuple, str, bool,
-                                      zip, abs, any, all, map)}
-_BUILTINS["BaseException"] = BaseException
+                                      zip, abs, any, all, enumerate, sorted, map)} | {
+    "BaseException": BaseException}
 
 
 class Over(Exception):
@@ -1142,13 +1408,17 @@ def build(game: Any) -> tuple[FlatGame | None, str]:
         source, entries = gen.module()
     except Uncovered as exc:
         return None, str(exc)
-    return load(game, source, gen.w.consts, entries), source
+    except RecursionError:  # expressions nested too deeply to write out: the machine's
+        return None, "expressions nested too deeply"
+    return load(game, source, gen.w.consts, entries, gen.decisions), source
 
 
-def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]) -> FlatGame:
+def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int],
+         decisions: frozenset[int] = frozenset()) -> FlatGame:
     """The flat play of a module's source (the tests load a changed one, too)."""
     names = dict(consts)
     names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int)
-    flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries)
+    flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries,
+                    decisions)
     flat.consts = consts
     return flat

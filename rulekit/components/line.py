@@ -15,7 +15,7 @@ from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
 from rulekit.components.markup import esc, tile_svg
-from rulekit.components.tiles import HAND_T, TILE_T, Tile
+from rulekit.components.tiles import HAND_T, TILE_T, Tile, TileSet, flat_tile_attr
 from rulekit.errors import PieceError
 from rulekit.expr import BOOL, INT, STR, ListT, Method, ObjT
 
@@ -223,6 +223,125 @@ class Line(Kind):
     def global_type(self) -> ObjT:
         return self.type
 
+    # ---- the flat backend's form: the state's own list of placed tiles, the last tile laid
+    # and the end sum; tiles are the Tiles themselves ---------------------------------------
+    #: its effects run no steps of their own (the flat backend checks the end by what they write)
+    flat_runs_steps = False
+
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"n{i} = comps[{i}]", f"n{i}p = n{i}[0]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        s[0][:] = old[0]
+        s[1] = old[1]
+        s[2] = old[2]
+
+    def _flat_tile(self, gen: Any, src: str | None = None) -> Any:
+        return gen.value(src, TILE_T, self)
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        i = int(self.index)
+        p = f"n{i}p"
+        if base.type is TILE_T:
+            return flat_tile_attr(gen, base, name, type_)
+        if base.type is self.type:
+            if name == "empty":
+                return gen.value(f"(not {p})", type_)
+            if name == "size":
+                return gen.value(f"len({p})", type_)
+            if name == "left":
+                return gen.value(f"({p}[0][0] if {p} else None)", type_)
+            if name == "right":
+                return gen.value(f"({p}[-1][1] if {p} else None)", type_)
+            if name == "last":
+                return self._flat_tile(gen, f"n{i}[1]")
+            if name == "end_sum":
+                return gen.value(f"n{i}[2]", type_)
+        raise gen.uncovered(f"{base.type.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered(f"{base.type.name}[...]")
+
+    def flat_same(self, type_: Any) -> bool:
+        return type_ is TILE_T
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        """`fitting` and `ends_for`, as LineView's (the same order), over the placed list."""
+        p = f"n{int(self.index)}p"
+        if base.type is self.type and name == "fitting":
+            tiles = args[0]
+            src = tiles.need()
+            if src.startswith("list(") and src.endswith(")") and src.count("(") == 1:
+                src = src[5:-1]  # a hand's copy: fitting reads it and builds a list of its own
+            # _fitting written out: the open ends as bits, tested against each tile's halves
+            t, e = gen.w.t("v"), gen.w.t("v")
+            return gen.value(f"(list({src}) if not {p} else [{t} for {e} in [1 << {p}[0][0] | "
+                             f"1 << {p}[-1][1]] for {t} in {src} if {t}.halves & {e}])", type_,
+                             size=tiles.size, elem=self._flat_tile(gen))
+        if base.type is self.type and name == "ends_for":
+            t = args[0].need()
+            if t.isidentifier():  # _ends_for written out: the ends the halves show, as bits
+                return gen.value(f"({gen.w.c(_ENDS)}[({t}.halves >> {p}[0][0] & 1) | "
+                                 f"({t}.halves >> {p}[-1][1] & 1) << 1] if {p} else "
+                                 f"{gen.w.c(_NO_END)})", type_, size=2)
+            return gen.value(f"{gen.w.c(_ends_for)}({p}, {t})", type_, size=2)
+        if base.type is self.type and name == "fits":
+            return gen.value(f"{gen.w.c(_fits)}({p}, {args[0].need()})", type_)
+        raise gen.uncovered(f"{base.type.name}.{name}()")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """`lay_tile`, as LineView._lay (a lay it would refuse gives the game back)."""
+        i = int(self.index)
+        w = gen.w
+        if method == "_clear":
+            w.add(d, f"n{i}p.clear(); n{i}[1] = None; n{i}[2] = 0")
+            return
+        if method != "_lay":
+            raise gen.uncovered(f"the line's effect {method.lstrip('_')}")
+        tile, end, hand = args
+        if hand is not None and not isinstance(hand.kind, TileSet):
+            raise gen.uncovered("a lay from this value")
+        # LineView._lay written out (a lay it would refuse gives the game back)
+        t, v = w.t("t"), w.t("v")
+        p = f"n{i}p"
+        w.add(d, f"{t} = {tile.need()}")
+        w.add(d, f"if {t}.__class__ is not {w.c(Tile)}: raise GiveBack")
+        if end is None:  # the first end it fits, on a line that has tiles
+            e = w.t("e")
+            w.add(d, f"{e} = {w.c(_ends_for)}({p}, {t})")
+            w.add(d, f"if {p} and not {e}: raise GiveBack")
+            w.add(d, f"{e} = {e}[0] if {e} else None")
+            e_src = e
+        else:
+            e_src = w.t("e")
+            w.add(d, f"{e_src} = {end.need()}")
+        w.add(d, f"if {p}:")
+        w.add(d + 1, f"if {e_src} == 'left': {v} = {p}[0][0]")
+        w.add(d + 1, f"elif {e_src} == 'right': {v} = {p}[-1][1]")
+        w.add(d + 1, "else: raise GiveBack")
+        w.add(d + 1, f"if {t}.a != {v} and {t}.b != {v}: raise GiveBack")
+        if hand is not None:  # a tile not held: a ValueError, which gives the game back
+            w.add(d, f"{hand.kind.flat_hand(hand)}.remove({t})")
+        w.add(d, f"if not {p}: {p}.append(({t}.a, {t}.b, {t})); n{i}[2] = {t}.pips")
+        w.add(d, "else:")
+        w.add(d + 1, f"if {e_src} == 'left': {p}.insert(0, ({t}.a, {v}, {t}) if {t}.b == {v} "
+                     f"else ({t}.b, {v}, {t}))")
+        w.add(d + 1, f"else: {p}.append(({v}, {t}.b, {t}) if {t}.a == {v} else "
+                     f"({v}, {t}.a, {t}))")
+        # the end sum (_end_sum): a crosswise double at an open end counts both halves
+        x, y = f"{p}[0]", f"{p}[-1]"
+        if self.crosswise:
+            w.add(d + 1, f"n{i}[2] = ({x}[0] << 1 if {x}[2].is_double else {x}[0]) + "
+                         f"({y}[1] << 1 if {y}[2].is_double else {y}[1])")
+        else:
+            w.add(d + 1, f"n{i}[2] = {x}[0] + {y}[1]")
+        w.add(d, f"n{i}[1] = {t}")
+
     # ---- state: [placed (left half, right half, tile) from left to right, last tile laid,
     # end sum] -------------------------------------------------------------------------------
     def new_state(self, st: Any) -> list:
@@ -275,3 +394,77 @@ class Line(Kind):
         return (f'<div class="line">{tiles}</div><p class="ends">open ends: left '
                 f"{view.left}, right {view.right}; end sum {view.end_sum}; last laid "
                 f"{esc(last)}</p>")
+
+
+def _ends_for(placed: list, tile: Tile) -> list[str]:
+    """LineView.ends_for over the placed list (the lists it returns are shared: the flat
+    code only reads them)."""
+    if not placed:
+        return _NO_END
+    h = tile.halves
+    if h >> placed[0][0] & 1:
+        return _BOTH if h >> placed[-1][1] & 1 else _LEFT
+    return _RIGHT if h >> placed[-1][1] & 1 else _NO_END
+
+
+_NO_END: list[str] = []
+_LEFT, _RIGHT, _BOTH = ["left"], ["right"], ["left", "right"]
+#: the ends a tile fits by bits: 1 the left one, 2 the right one
+_ENDS = [_NO_END, _LEFT, _RIGHT, _BOTH]
+
+
+def _fits(placed: list, tile: Tile) -> bool:
+    if not placed:
+        return True
+    left, right = placed[0][0], placed[-1][1]
+    a, b = tile.a, tile.b
+    return a == left or b == left or a == right or b == right
+
+
+def _flat_lay(s: list, crosswise: bool, tile: Any, end: Any, hand: list | None) -> bool:
+    """LineView._lay over the state's lists; False where it would refuse the lay (then the
+    flat play gives the game back, and the machine stops with its own message)."""
+    if tile.__class__ is not Tile:
+        return False
+    placed = s[0]
+    if placed:
+        if end is None:
+            sides = _ends_for(placed, tile)
+            if not sides:
+                return False
+            end = sides[0]
+        else:
+            if end == "left":
+                value = placed[0][0]
+            elif end == "right":
+                value = placed[-1][1]
+            else:
+                return False
+            if tile.a != value and tile.b != value:
+                return False
+    if hand is not None:
+        try:
+            hand.remove(tile)
+        except ValueError:
+            return False
+    if not placed:
+        placed.append((tile.a, tile.b, tile))
+    elif end == "left":
+        v = placed[0][0]
+        placed.insert(0, (tile.a, v, tile) if tile.b == v else (tile.b, v, tile))
+    else:
+        v = placed[-1][1]
+        placed.append((v, tile.b, tile) if tile.a == v else (v, tile.a, tile))
+    s[1] = tile
+    if len(placed) == 1:  # _end_sum, written out
+        s[2] = tile.pips
+    else:
+        left, _, lt = placed[0]
+        _, right, rt = placed[-1]
+        if crosswise:
+            if lt.is_double:
+                left += left
+            if rt.is_double:
+                right += right
+        s[2] = left + right
+    return True

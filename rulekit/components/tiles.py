@@ -329,6 +329,112 @@ class TileSet(Kind):
         stock[:] = rest
 
 
+    # ---- the flat backend's form: the hands and the stock as the state's own lists, a tile
+    # as the Tile itself (immutable and shared, so `in` and `==` compare it as the machine does)
+    #: its effects run no steps of their own (the flat backend checks the end by what they write)
+    flat_runs_steps = False
+
+    def flat_types(self) -> list:
+        return [self.set_t, HAND_T, TILE_T]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"h{i}, k{i} = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        for now, then in zip(s[0], old[0]):
+            now[:] = then
+        s[1][:] = old[1]
+
+    def flat_same(self, type_: Any) -> bool:
+        """Whether the flat values of `type_` are the machine's own objects (tiles)."""
+        return type_ is TILE_T
+
+    def flat_hand(self, base: Any) -> str:
+        """The source of a hand's list (the state's own: effects change it in place)."""
+        return f"h{int(self.index)}[{base.seat}]"
+
+    def flat_tile(self, gen: Any, kind: Any = None) -> Any:
+        """What a tile of this set is like in the flat code."""
+        return gen.value(None, TILE_T, kind or self)
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        i = int(self.index)
+        if base.type is TILE_T:
+            return flat_tile_attr(gen, base, name, type_)
+        if base.type is self.set_t:
+            if name == "stock":  # its size, bounded by the set's: `range(hand.stock)` loops
+                return gen.value(f"len(k{i})", type_, size=len(self.tiles))
+            if name == "tiles":
+                return gen.value(f"list({gen.w.c(self.tiles)})", type_, size=len(self.tiles),
+                                 elem=self.flat_tile(gen))
+            if name == "highest":
+                return gen.value(f"({int(self.highest)})", type_)
+        elif base.type is HAND_T:
+            hand = self.flat_hand(base)
+            if name == "tiles":  # a copy, as HandView.tiles (a `let` keeps it across a draw)
+                v = gen.value(f"list({hand})", type_, size=len(self.tiles),
+                              elem=self.flat_tile(gen))
+                v.length = f"len({hand})"
+                return v
+            if name == "size":
+                return gen.value(f"len({hand})", type_)
+            if name == "pips":
+                return gen.value(f"sum([t.pips for t in {hand}])", type_)
+        raise gen.uncovered(f"{base.type.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered(f"{base.type.name}[...]")
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        """`hand.tile(a, b)`: the tile with halves a and b in either order, or none."""
+        if base.type is self.set_t and name == "tile":
+            pairs = self.__dict__.get("_flat_pairs")
+            if pairs is None:  # each pair in both orders
+                pairs = self._flat_pairs = {**self.by_pair, **{
+                    (b, a): t for (a, b), t in self.by_pair.items()}}
+            return gen.value(f"{gen.w.c(pairs)}.get(({args[0].need()}, {args[1].need()}))",
+                             type_, self)
+        raise gen.uncovered(f"{base.type.name}.{name}()")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """`draw_tile`, as HandView._draw: the front of the stock (the list's end) goes into
+        the hand at its place in the set's order; nothing when the stock is empty."""
+        if method != "_draw" or target.type is not HAND_T:
+            raise gen.uncovered(f"the tile set's effect {method.lstrip('_')}")
+        i = int(self.index)
+        w = gen.w
+        w.add(d, f"if k{i}: {w.c(insort)}({self.flat_hand(target)}, k{i}.pop(), "
+                 f"key={w.c(_by_id)})")
+
+    def flat_chance(self, gen: Any, name: str, d: int) -> None:
+        """`deal`, as `_draw` deals: the set shuffled by the game's RNG, the hands from its
+        front (each in the set's order), the rest the stock (drawn from the front)."""
+        if name != "deal":
+            raise gen.uncovered(f"`{name}` of a tile set")
+        i = int(self.index)
+        w = gen.w
+        w.add(d, f"o = list({w.c(self.tiles)})")
+        w.add(d, "grng.shuffle(o)")
+        w.add(d, f"z = {w.c(self.hand_size)}(st, {{}})")
+        w.add(d, f"for p, hd in enumerate(h{i}): hd[:] = sorted(o[p * z:(p + 1) * z], "
+                 f"key={w.c(_by_id)})")
+        w.add(d, f"k{i}[:] = o[len(h{i}) * z:][::-1]")
+        gen.record(d, "o")
+
+    def flat_outcome(self, view: TileSetView, order: list) -> list[list[int]]:
+        """A deal's outcome from the order the flat play recorded (the whole set)."""
+        return [[t.a, t.b] for t in order]
+
+
+def flat_tile_attr(gen: Any, base: Any, name: str, type_: Any) -> Any:
+    """A tile's attribute in the flat code (the tile is the Tile itself)."""
+    if name in ("a", "b", "pips", "is_double", "name"):
+        return gen.value(f"{base.need()}.{name}", type_)
+    raise gen.uncovered(f"Tile.{name}")
+
+
 def _tiles(n: int) -> str:
     return f"{n} tile" + ("" if n == 1 else "s")
 

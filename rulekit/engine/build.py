@@ -464,7 +464,10 @@ class GameBuild:
         self.pscope = self.scope.with_local("player", player_t, frozenset())
         out["scope"] = self.scope  # kept: tests evaluate their own expressions in it
 
-        # definitions: named expressions, per player (attributes of a player) or global
+        # definitions: named expressions, per player (attributes of a player) or global;
+        # their checked trees are kept for the flat backend, which writes them inline
+        defines: dict[str, tuple[bool, Any]] = {}
+        out["defines"] = defines
         for name, decl in (data.get("define") or {}).items():
             path = ("define", name)
             if isinstance(decl, dict):
@@ -483,9 +486,11 @@ class GameBuild:
                     player_t.attrs[name] = c.type
                     player_t.reads[name] = c.reads
                     ns[name] = _define_prop(c.fn)
+                    defines[name] = (True, c)
             else:
                 c = b.expr(path, text, self.scope)
                 if c is not None:
+                    defines[name] = (False, c)
                     made = codegen.define_getter(c, b.where(path))
                     if made is not None:
                         self.generated.append(made[1])

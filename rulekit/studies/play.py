@@ -10,14 +10,16 @@ otherwise (the ladder's round robin) brings its own `Seating`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulekit.bots import Bot as Agent
 from rulekit.bots import make as make_agent
+from rulekit.bots.greedy import GreedyAgent
 from rulekit.bots.random_bot import RandomAgent
 from rulekit.errors import FlowError
 
@@ -32,6 +34,25 @@ def derive_seed(seed: int, *parts: object) -> int:
     """
     text = ":".join(str(p) for p in (seed, *parts))
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+@functools.lru_cache(maxsize=64, typed=True)  # typed: seed True is not seed 1
+def seeds_of(seed: int, *parts: object) -> Callable[[object], int]:
+    """`derive_seed(seed, *parts, i)` as a function of `i`, for a study's every game.
+
+    The hash of the common head `seed:parts:` is computed once and copied for each game,
+    so a game's seed costs one short hash instead of building and hashing the whole text:
+    the same bytes are hashed, so the same seeds come out.
+    """
+    head = hashlib.sha256((":".join(str(p) for p in (seed, *parts)) + ":").encode())
+    copy, from_bytes = head.copy, int.from_bytes
+
+    def derive(i: object) -> int:
+        h = copy()
+        h.update(str(i).encode())
+        return from_bytes(h.digest()[:8], "big") >> 1
+
+    return derive
 
 
 def seat_bots(bots: Sequence[str], players: int, game_index: int) -> list[str]:
@@ -55,8 +76,8 @@ class Seating:
     def of(self, bots: Sequence[str], players: int, seed: int,
            index: int) -> tuple[list[str], int, int]:
         """(bot by seat, the game's seed, the bots' rng seed) of game `index`."""
-        return (seat_bots(bots, players, index), derive_seed(seed, "game", index),
-                derive_seed(seed, "bots", index))
+        return (seat_bots(bots, players, index), seeds_of(seed, "game")(index),
+                seeds_of(seed, "bots")(index))
 
 
 #: simulate's, compare's and sweep's seating
@@ -69,11 +90,14 @@ def play_game(state: State, agents: Sequence[Agent], rng: random.Random) -> int:
 
 
 def _play(state: State, agents: Sequence[Agent], rng: random.Random,
-          log: bool = True) -> tuple[int, int, int]:
+          log: bool = True, all_random: bool | None = None) -> tuple[int, int, int]:
     """Play to the end; (decisions, options summed over decisions, most options at once).
-    Without `log`, random bots' games may leave moves out of the log (nobody reads it)."""
+    Without `log`, random bots' games may leave moves out of the log (nobody reads it).
+    `all_random`: whether every agent is a random bot, if the caller knows."""
     fast = getattr(state, "_playout", None)  # a State of the engine (not a stand-in)
-    if fast is not None and all(type(a) is RandomAgent for a in agents):
+    if all_random is None:
+        all_random = all(type(a) is RandomAgent for a in agents)
+    if fast is not None and all_random:
         # random bots only: the same game as their `choose` through the API, played on
         # the engine's fast path of random play
         play = fast(rng, None, None, study=True, log=log)
@@ -93,6 +117,36 @@ def _play(state: State, agents: Sequence[Agent], rng: random.Random,
     return decisions, options, most
 
 
+#: bots that keep nothing from one game to the next (their own rng is used only by calls
+#: without one, and a study always passes its own): made once per process and reused
+_STATELESS = (RandomAgent, GreedyAgent)
+_SEATED: dict[tuple[str, ...], tuple[list[Agent], bool]] = {}
+
+
+def _agents(names: Sequence[str]) -> tuple[list[Agent], bool]:
+    """The bots of a seating and whether they are all random bots.
+
+    Bots that keep nothing between games are made once per process and seating; others
+    (a search bot keeps its last statistics) are made for each game, as a player would
+    meet them.
+    """
+    key = tuple(names)
+    seated = _SEATED.get(key)
+    if seated is not None:
+        return seated
+    agents = [make_agent(n) for n in names]
+    seated = (agents, all(type(a) is RandomAgent for a in agents))
+    if all(type(a) in _STATELESS for a in agents) and len(_SEATED) < 256:
+        _SEATED[key] = seated
+    return seated
+
+
+def _winners(scores: list) -> list[int]:
+    """`State.winners()` from scores already computed (it would compute them again)."""
+    best = max(scores)
+    return [i for i, s in enumerate(scores) if s == best]
+
+
 def play_one(game: Game, players: int, bots: Sequence[str], seed: int, index: int,
              seating: Seating = STUDY) -> dict:
     """Play game `index` of a study and return its record (JSON-able, one line of
@@ -102,12 +156,14 @@ def play_one(game: Game, players: int, bots: Sequence[str], seed: int, index: in
     its seed, so that it can be reproduced with `rulekit play --auto`.
     """
     names, game_seed, bots_seed = seating.of(bots, players, seed, index)
-    agents = [make_agent(n) for n in names]
+    agents, all_random = _agents(names)
     rng = random.Random(bots_seed)
     state = game.new_game(players=players, seed=game_seed)
     try:
-        decisions, options, most = _play(state, agents, rng, log=False)
-        scores, winners = state.scores(), state.winners()
+        decisions, options, most = _play(state, agents, rng, log=False, all_random=all_random)
+        scores = state.scores()
+        winners = (_winners(scores) if type(state).winners is _engine_winners()
+                   else state.winners())
     except FlowError as exc:
         raise FlowError(f"game {index} (seed {game_seed}, bots {', '.join(names)}): "
                         f"{exc}") from exc
@@ -117,3 +173,10 @@ def play_one(game: Game, players: int, bots: Sequence[str], seed: int, index: in
         "options": options, "max_options": most, "end": state.end_reason or "none",
     }
     return record
+
+
+@functools.cache
+def _engine_winners() -> Any:
+    from rulekit.engine.state import State
+
+    return State.winners

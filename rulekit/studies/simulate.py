@@ -180,15 +180,61 @@ def stream(games: Sequence[Any], count: int, players: int, bots: Sequence[str], 
     plan = Plan(tuple(games), players, tuple(bots), seed, count)
     done = 0
     try:
-        for rows in run(plan, jobs, dask, progress):
-            with _whole():
-                add(rows)
-                if out is not None:
-                    out.write(rows)
-                done += 1
+        if dask is None and _plain_ctrl_c():
+            with _Counting() as counting:
+                for rows in run(plan, jobs, dask, progress):
+                    counting.inside = True
+                    add(rows)
+                    if out is not None:
+                        out.write(rows)
+                    done += 1
+                    counting.leave()
+        else:
+            for rows in run(plan, jobs, dask, progress):
+                with _whole():
+                    add(rows)
+                    if out is not None:
+                        out.write(rows)
+                    done += 1
     except KeyboardInterrupt:
         return done, time.perf_counter() - started, True
     return done, time.perf_counter() - started, False
+
+
+def _plain_ctrl_c() -> bool:
+    """Whether Ctrl-C raises KeyboardInterrupt here, as Python's own handler makes it."""
+    return (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+
+
+class _Counting:
+    """`_whole` for a whole study at once, where Ctrl-C is Python's KeyboardInterrupt:
+    one handler for the run rather than two changes of the handler per game. Ctrl-C
+    while a finished game is counted (`inside`) takes effect once it is counted
+    (`leave`); at any other time at once."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.caught = False
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.inside:
+            self.caught = True
+        else:
+            raise KeyboardInterrupt
+
+    def leave(self) -> None:
+        self.inside = False
+        if self.caught:
+            self.caught = False
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _Counting:
+        self.previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        signal.signal(signal.SIGINT, self.previous)
 
 
 def simulate(game: Game, games: int, players: int, bots: list[str], seed: int,

@@ -125,7 +125,12 @@ class Tally(Mean):
         self.counts: Counter = Counter()
 
     def add(self, x: float) -> None:
-        super().add(x)
+        # Mean.add written out (the same operations in the same order): a study adds a
+        # few values a game to a Tally of each seat, bot and figure
+        self.n += 1
+        delta = x - self.mean
+        self.mean += delta / self.n
+        self.m2 += delta * (x - self.mean)
         self.counts[x] += 1
 
     def percentile(self, p: float) -> float:
