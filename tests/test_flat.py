@@ -45,6 +45,21 @@ def _play(game: rulekit.Game, players: int, seed: int, study: bool,
         game.__dict__.pop("flat", None)
 
 
+def _finished(made: flat.FlatGame) -> list:
+    """What each flat play of `made` returned, from now on (a game given back raises inside
+    and adds nothing)."""
+    finished: list = []
+    real = made._play
+
+    def counted(*args: object) -> object:
+        out = real(*args)
+        finished.append(out)
+        return out
+
+    made._play = counted
+    return finished
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_covered_games_play_the_machines_games(path: Path) -> None:
     game = rulekit.load_game(str(path))
@@ -54,9 +69,7 @@ def test_covered_games_play_the_machines_games(path: Path) -> None:
         assert why  # a reason to show on `rulekit compile --backend flat`
         return
     assert path.name in COVERED
-    played = []
-    real = made._play
-    made._play = lambda *a: played.append(1) or real(*a)
+    played = _finished(made)
     for players in range(game.min_players, game.max_players + 1):
         for seed in range(12):
             for study in (False, True):
@@ -123,9 +136,7 @@ def test_domino_playouts_run_on_the_flat_path(name: str) -> None:
     game = rulekit.load_game(str(GAMES / name))
     made = game.flat
     assert made is not None and made.decisions
-    finished = []
-    real = made._play
-    made._play = lambda *a: finished.append(real(*a)) or finished[-1]
+    finished = _finished(made)
     for seed in range(3):
         st = game.new_game(players=game.max_players, seed=seed)
         st.playout(random.Random(seed))
@@ -191,15 +202,7 @@ def test_level_x_plays_its_games_on_the_flat_path(name: str, sets: bool) -> None
     game = rulekit.load_game(str(GAMES / name))
     made = game.flat
     assert made is not None
-    finished = []
-    real = made._play
-
-    def counted(*args: object) -> object:
-        out = real(*args)  # GiveBack propagates: then nothing is counted
-        finished.append(out)
-        return out
-
-    made._play = counted
+    finished = _finished(made)
     bonus = [k.name for k in game.components].index("bonus")
     tiles = games = 0
     for players in range(game.min_players, game.max_players + 1):
@@ -234,15 +237,7 @@ end:"""
     game = rulekit.load_game(str(path))
     made = game.flat
     assert made is not None and len(game.triggers) == 2
-    finished = []
-    real = made._play
-
-    def counted(*args: object) -> object:
-        out = real(*args)  # GiveBack propagates: then nothing is counted
-        finished.append(out)
-        return out
-
-    made._play = counted
+    finished = _finished(made)
     calls = 0
     for players in range(game.min_players, game.max_players + 1):
         for seed in range(20):
