@@ -129,9 +129,10 @@ class FlatGame:
 
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
              log: bool = True) -> tuple[int, int, int, bool] | None:
-        """Play `st` on from a turn's chance step to the end: (decisions, options, most
-        options, True); or, given back, the counts of the moves the engine replayed and
-        False (the engine plays on); None where the flat play cannot start here.
+        """Play `st` on from a turn's top-level chance step or decision to the end:
+        (decisions, options, most options, True); or, given back, the counts of the moves
+        the engine replayed and False (the engine plays on); None where the flat play
+        cannot start here.
 
         The moves are recorded, not logged: with `log`, the state's log is written from
         them when it is read (State.log); without, they are left out of it."""

@@ -90,12 +90,7 @@ class LineView:
 
     def fits(self, tile: Tile) -> bool:
         """Whether the tile can be laid: at an open end, or anywhere on an empty line."""
-        placed = self.s[0]
-        if not placed:
-            return True
-        left, right = placed[0][0], placed[-1][1]
-        a, b = tile.a, tile.b
-        return a == left or b == left or a == right or b == right
+        return _fits(self.s[0], tile)
 
     def fitting(self, tiles: list[Tile]) -> list[Tile]:
         """The tiles of `tiles` that can be laid now (all of them on an empty line)."""
@@ -113,17 +108,7 @@ class LineView:
 
     def ends_for(self, tile: Tile) -> list[str]:
         """The open ends the tile can be laid at: 'left', 'right' (none on an empty line)."""
-        placed = self.s[0]
-        if not placed:
-            return []
-        a, b = tile.a, tile.b
-        left, right = placed[0][0], placed[-1][1]
-        out = []
-        if a == left or b == left:
-            out.append("left")
-        if a == right or b == right:
-            out.append("right")
-        return out
+        return list(_ends_for(self.s[0], tile))
 
     def _rebind(self, st: Any) -> LineView:
         return st.gviews[self.kind.index]
@@ -419,52 +404,3 @@ def _fits(placed: list, tile: Tile) -> bool:
     left, right = placed[0][0], placed[-1][1]
     a, b = tile.a, tile.b
     return a == left or b == left or a == right or b == right
-
-
-def _flat_lay(s: list, crosswise: bool, tile: Any, end: Any, hand: list | None) -> bool:
-    """LineView._lay over the state's lists; False where it would refuse the lay (then the
-    flat play gives the game back, and the machine stops with its own message)."""
-    if tile.__class__ is not Tile:
-        return False
-    placed = s[0]
-    if placed:
-        if end is None:
-            sides = _ends_for(placed, tile)
-            if not sides:
-                return False
-            end = sides[0]
-        else:
-            if end == "left":
-                value = placed[0][0]
-            elif end == "right":
-                value = placed[-1][1]
-            else:
-                return False
-            if tile.a != value and tile.b != value:
-                return False
-    if hand is not None:
-        try:
-            hand.remove(tile)
-        except ValueError:
-            return False
-    if not placed:
-        placed.append((tile.a, tile.b, tile))
-    elif end == "left":
-        v = placed[0][0]
-        placed.insert(0, (tile.a, v, tile) if tile.b == v else (tile.b, v, tile))
-    else:
-        v = placed[-1][1]
-        placed.append((v, tile.b, tile) if tile.a == v else (v, tile.a, tile))
-    s[1] = tile
-    if len(placed) == 1:  # _end_sum, written out
-        s[2] = tile.pips
-    else:
-        left, _, lt = placed[0]
-        _, right, rt = placed[-1]
-        if crosswise:
-            if lt.is_double:
-                left += left
-            if rt.is_double:
-                right += right
-        s[2] = left + right
-    return True
