@@ -130,13 +130,22 @@ def test_compile_shows_the_flat_module_or_why_not() -> None:
 
 @pytest.mark.parametrize("name", ["domino7.yaml", "domino-fives.yaml"])
 def test_domino_playouts_run_on_the_flat_path(name: str) -> None:
-    """A game whose turns begin with a decision (the deal in the setup): the playout
-    deals on the machine, then the flat play picks from the first decision to the end,
-    and the game is the machine's, with its scores at the end."""
+    """A game whose turns begin with a decision (the deal in the setup): a new game's
+    flat play starts at the deal (the first player is the one its file names) and picks
+    from the first decision to the end, and the game is the machine's, with its scores
+    at the end."""
     game = rulekit.load_game(str(GAMES / name))
     made = game.flat
-    assert made is not None and made.decisions
+    assert made is not None and made.decisions and made.setup
     finished = _finished(made)
+    entries = []
+    counted = made._play
+
+    def entered(*args: object) -> object:
+        entries.append(args[5])
+        return counted(*args)
+
+    made._play = entered
     for seed in range(3):
         st = game.new_game(players=game.max_players, seed=seed)
         st.playout(random.Random(seed))
@@ -151,7 +160,7 @@ def test_domino_playouts_run_on_the_flat_path(name: str) -> None:
             game.__dict__["flat"] = made
         assert (st.log, st.scores(), st.end_scores()) == \
             (again.log, again.scores(), again.end_scores())
-    assert len(finished) == 3
+    assert len(finished) == 3 and entries == [-1, -1, -1]
 
 
 def _shape(source: str) -> list[tuple[int, str]]:
@@ -279,14 +288,16 @@ def test_a_playout_without_its_log_plays_the_same_game() -> None:
 def test_a_domino_game_given_back_mid_way_is_the_machines(name: str) -> None:
     """The flat play made to give the game back at a later turn (after decisions within
     `none:` steps, forced lays and draws): the engine replays its moves and plays on, and
-    the game is the machine's, its log, scores and counts."""
+    the game is the machine's, its log, scores and counts. A game given back in its
+    first turn replays the deal the flat play made."""
     game = rulekit.load_game(str(GAMES / name))
     made = game.flat
     assert made is not None and "if cw > CALL_WORK: raise GiveBack" in made.source
-    for stop in (3, 17, 40):
+    for stop in (0, 3, 17, 40):
         source = made.source.replace("if cw > CALL_WORK: raise GiveBack",
                                      f"if turn > {stop}: raise GiveBack")
-        early = flat.load(game, source, made.consts, made.entries, made.decisions)
+        early = flat.load(game, source, made.consts, made.entries, made.decisions,
+                          made.setup)
         for seed in range(4):
             for study in (False, True):
                 assert _play(game, game.max_players, seed, study, early) == \

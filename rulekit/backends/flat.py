@@ -118,13 +118,15 @@ class FlatGame:
     machine must play it; `source` is the module."""
 
     def __init__(self, source: str, play: Any, entries: frozenset[int],
-                 decisions: frozenset[int] = frozenset()) -> None:
+                 decisions: frozenset[int] = frozenset(), setup: bool = False) -> None:
         self.source = source
         self.consts: dict[str, Any] = {}
         self.entries = entries
         #: the entries that are a top-level `choose` of the active player (the others are
         #: chance steps)
         self.decisions = decisions
+        #: whether the play may start at the setup's last step, a chance step (entry -1)
+        self.setup = setup
         self._play = play
 
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
@@ -140,11 +142,18 @@ class FlatGame:
         if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
             return None
         top = stack[0]
-        if self.decisions and top.role == "setup" and not self._deal(st, top):
+        if (self.setup and top.role == "setup" and st._pending is None
+                and top.i == len(top.steps) and st._pending_chance is top.steps[-1]
+                and not st._ending and st._next_seat is None and st._unlogged is None):
+            i = -1  # a new game at its deal: the flat play deals and plays on
+        elif self.decisions and top.role == "setup" and not self._deal(st, top):
             return None
-        top = stack[0]
-        i = top.i - 1
-        if i in self.decisions:
+        else:
+            top = stack[0]
+            i = top.i - 1
+        if i < 0:
+            pass
+        elif i in self.decisions:
             # a turn's top-level decision is due: the flat play asks it anew and picks
             pending = st._pending
             if (top.role != "turn" or pending is None or pending.window is not None
@@ -265,6 +274,7 @@ class _Gen:
         self.calls = False  # turns may pass without a pause: the work of a call is counted
         self.defines: dict[str, tuple[bool, Any]] = getattr(game, "defines", None) or {}
         self.decisions: frozenset[int] = frozenset()
+        self.setup = False  # whether the module starts at the setup's deal, too
         self._defining: set[str] = set()
         self.firing = False  # writing a trigger's steps
         self.firing_work = 0  # the most work one firing of a trigger may charge
@@ -399,8 +409,11 @@ class _Gen:
 
     def _cond(self, node: Any, env: dict[str, V]) -> V:
         a, c, b = (self.ex(k, env) for k in node.kids)
+        # a building block's value when both are of the same one (an `in` compares them)
+        same = a.kind is b.kind and a.seat == b.seat
         return V(f"({a.need()} if {c.need()} else {b.need()})", node.type,
-                 size=max(a.size or 0, b.size or 0) or None)
+                 a.kind if same else None, a.seat if same else None,
+                 None if a.size is None or b.size is None else max(a.size, b.size))
 
     def _and(self, node: Any, env: dict[str, V]) -> V:
         return self._boolop(node, env, " and ")
@@ -563,6 +576,8 @@ class _Gen:
             if any(a.type is not INT for a in args):
                 raise Uncovered(f"{name}() of these values")
             return V(f"{name}({', '.join(srcs)})", node.type)
+        if name == "first" and gen is not None:  # the first element, None if there is none
+            return V(f"next({self._gen(gen, env)}, None)", node.type)
         if name == "len" and len(args) == 1:
             if gen is not None:
                 return V(f"len([0 {self.clauses(gen.node.data[0], env)[0]}])", INT)
@@ -1340,6 +1355,13 @@ class _Gen:
             self.settled(2)
             head += w.lines[at:]
             del w.lines[at:]
+        # a game whose turns begin with a decision starts at the setup's deal, the first
+        # pause of a new game (its prologue's work is its own, not a turn's)
+        cost = self.cost
+        self.setup = self.setup_entry(2)
+        self.cost = cost
+        head += w.lines[body_start:]
+        del w.lines[body_start:]
         head += ["        while True:"]
         tail = [
             "    except Over:",
@@ -1367,6 +1389,57 @@ class _Gen:
                         CALL_WORK=budget.WORK_PER_CALL)
         return "\n".join(head + body + tail) + "\n", frozenset(entries)
 
+    def setup_entry(self, d: int) -> bool:
+        """The flat play from the setup's last step, a chance step (the deal a new game
+        pauses at), to the first turn, as the machine runs on when it is resolved: the
+        chance step, the first player (`State._next_turn`), the turn's resets, every check
+        (the game's start), then the first turn from its first step. Returns whether the
+        game has it (a game with triggers, or a setup ending otherwise, has not)."""
+        game = self.game
+        setup = game.setup
+        first = game.first_player_checked if game.first_player is not None else None
+        if (not self.calls or not setup or type(setup[-1]) is not S.ChanceStep
+                or game.triggers or (game.first_player is not None and first is None)):
+            return False
+        w = self.w
+        at = len(w.lines)
+        try:
+            w.add(d, "if entry < 0:")
+            charge = len(w.lines)
+            w.add(d + 1, "")  # the charge, once its work is known
+            w.add(d + 1, "if work < 0 or cw > CALL_WORK: raise GiveBack")
+            before = self.cost
+            self.step(setup[-1], {}, d + 1, True)  # counted again, as a turn's first step is
+            saved = self.own_begin()
+            seat = "(0)"
+            if first is not None:
+                v = self.expr(first, {})
+                seat = w.t("x")
+                if v.type is not INT and not (isinstance(v.type, ObjT)
+                                              and v.type.name == "Player"):
+                    raise Uncovered("a first player of this type")
+                w.add(d + 1, f"{seat} = {v.need()}")
+                # the machine fails on anything but a seat: it plays such a game
+                w.add(d + 1, f"if {seat}.__class__ is not int or not 0 <= {seat} < n: "
+                      "raise GiveBack")
+            self.own_end(saved)
+            w.add(d + 1, f"active = start = {seat}")
+            w.add(d + 1, "turn = rnd = 1")
+            for name, value in game.turn_resets_player:
+                w.add(d + 1, f"p{self.pvar_names.index(name)} = [{w.c(value)}] * n")
+            for name, value in game.turn_resets_game:
+                w.add(d + 1, f"g{self.gvar_names.index(name)} = {w.c(value)}")
+            saved = self.own_begin()
+            self.check_after(-1, d + 1)  # every check runs before the first turn's first step
+            self.own_end(saved)
+            w.add(d + 1, "entry = 0")
+            units = 2 * (self.cost - before) + UNITS_PER_STEP
+            w.lines[charge] = "    " * (d + 1) + f"work -= {units}; cw += {units}"
+        except Uncovered:
+            del w.lines[at:]
+            return False
+        return True
+
     def _next_player(self, steps: tuple, seen: frozenset = frozenset()) -> bool:
         for s in steps:
             if isinstance(s, S.Run):
@@ -1391,7 +1464,7 @@ class _Gen:
 
 #: the builtins the flat code calls, its only ones
 _BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, tuple, str, bool,
-                                      zip, abs, any, all, enumerate, sorted, map)} | {
+                                      zip, abs, any, all, enumerate, sorted, map, next)} | {
     "BaseException": BaseException}
 
 
@@ -1411,15 +1484,15 @@ def build(game: Any) -> tuple[FlatGame | None, str]:
         return None, str(exc)
     except RecursionError:  # expressions nested too deeply to write out: the machine's
         return None, "expressions nested too deeply"
-    return load(game, source, gen.w.consts, entries, gen.decisions), source
+    return load(game, source, gen.w.consts, entries, gen.decisions, gen.setup), source
 
 
 def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int],
-         decisions: frozenset[int] = frozenset()) -> FlatGame:
+         decisions: frozenset[int] = frozenset(), setup: bool = False) -> FlatGame:
     """The flat play of a module's source (the tests load a changed one, too)."""
     names = dict(consts)
     names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int)
     flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries,
-                    decisions)
+                    decisions, setup)
     flat.consts = consts
     return flat

@@ -519,8 +519,9 @@ class GameBuild:
             c = b.expr(("flow", "first_player"), first, self.scope)
             if c is not None:
                 out["first_player"] = _seat_of(c)
+            out["first_player_checked"] = c  # its checked tree, for the flat backend
         else:
-            out["first_player"] = None
+            out["first_player"] = out["first_player_checked"] = None
 
         # triggers, end, score
         triggers = []
