@@ -936,7 +936,10 @@ class _Gen:
         forms = labels.label_forms([opt.parts[5] for opt in step.options], step.pass_label)
         w.add(d, "out = []")
         lookups = False
-        made = []
+        made = _Options()
+        # one option (and perhaps the pass): `out` holds its payloads alone (the pass is
+        # PASS), without each wrapped with its option's number
+        made.single = len(step.options) == 1
         total = 0
         body_at = len(w.lines)
         for k, opt in enumerate(step.options):
@@ -972,7 +975,12 @@ class _Gen:
                 w.add(depth, f"if {self.expr(cond, inner).need()}:")
                 depth += 1
             payload = "(" + "".join(inner[nm].need() + ", " for nm in names) + ")"
-            record = f"out.append(({k}, {payload}))"
+            if not made.single:
+                record = f"out.append(({k}, {payload}))"
+            elif len(names) == 1:
+                record = f"out.append({inner[names[0]].need()})"
+            else:
+                record = f"out.append({payload})"
             if forms is not None:
                 form = forms[k]
                 parts = [p for p in label.node[1] if not isinstance(p, str)]
@@ -1003,10 +1011,11 @@ class _Gen:
         if total + 1 > budget.MAX_OPTIONS:
             raise Uncovered("a decision of more options than the budget allows")
         if step.pass_label is not None:
+            passed = "PASS" if made.single else "(-1, ())"
             if forms is not None or not lookups:  # no option's label can be the pass label
-                w.add(d, "out.append((-1, ()))")
+                w.add(d, f"out.append({passed})")
             else:
-                w.add(d, f"if {w.c(step.pass_label)} not in seen: out.append((-1, ()))")
+                w.add(d, f"if {w.c(step.pass_label)} not in seen: out.append({passed})")
         return made
 
     def keyed_unique(self, step: Any, label: Any, iterate: Any) -> bool:
@@ -1039,8 +1048,10 @@ class _Gen:
             return v.need()
         return self.text(v)
 
-    def unpack(self, names: list, inner: dict[str, V], seat: str, d: int) -> dict[str, V]:
-        """The env of the option played, its names read from its payload `pl`."""
+    def unpack(self, names: list, inner: dict[str, V], seat: str, d: int,
+               single: bool = False) -> dict[str, V]:
+        """The env of the option played, its names read from its payload `pl` (`single`:
+        one name is the payload itself)."""
         w = self.w
         env = dict(inner)
         env["player"] = V(seat, inner["player"].type)
@@ -1054,11 +1065,15 @@ class _Gen:
                 fresh.append(var)
                 env[nm] = V(var, v.type, v.kind, None if v.seat is None else seat,
                             v.size, v.elem)
-            w.add(d, f"{''.join(f + ', ' for f in fresh)}= pl")
+            if single and len(fresh) == 1:
+                w.add(d, f"{fresh[0]} = pl")
+            else:
+                w.add(d, f"{''.join(f + ', ' for f in fresh)}= pl")
         return env
 
-    def pick(self, d: int) -> None:
-        """The draw of an option of `out`, recorded among the moves."""
+    def pick(self, d: int, single: bool = False) -> None:
+        """The draw of an option of `out`, recorded among the moves (`single`: `out` holds
+        payloads alone, see `options`)."""
         w = self.w
         w.add(d, "made += 1")
         w.add(d, "size = len(out)")
@@ -1075,20 +1090,22 @@ class _Gen:
         w.add(d, "else:")
         w.add(d + 1, "i = randrange(size)")
         w.add(d, "moves.append(i)")
-        w.add(d, "which, pl = out[i]")
+        w.add(d, "pl = out[i]" if single else "which, pl = out[i]")
 
     def effects(self, made: list, seat: str, d: int) -> None:
         """The effects of the option played (`which`, its payload `pl`) for `seat`."""
         w = self.w
         first = True
+        single = getattr(made, "single", False)
         for k, (names, inner, steps, _label) in enumerate(made):
             if not steps:
                 continue
             if steps.__class__ is not S.Effects:
                 raise Uncovered("an option whose steps are more than effects")
-            w.add(d, f"{'if' if first else 'elif'} which == {k}:")
+            w.add(d, "if pl is not PASS:" if single else
+                  f"{'if' if first else 'elif'} which == {k}:")
             first = False
-            env = self.unpack(names, inner, seat, d + 1)
+            env = self.unpack(names, inner, seat, d + 1, single)
             self.steps(tuple(steps), env, d + 1, False)
             w.add(d + 1, "pass")
 
@@ -1102,9 +1119,13 @@ class _Gen:
         w.add(d + 1, "seat = (active + k) % n")
         made = self.options(step, env, "seat", d + 1)
         w.add(d + 1, "if out:")
-        self.pick(d + 2)
-        w.add(d + 2, f"{chosen}.append((seat, which, pl))")
-        w.add(d, f"for seat, which, pl in {chosen}:")
+        self.pick(d + 2, made.single)
+        if made.single:
+            w.add(d + 2, f"{chosen}.append((seat, pl))")
+            w.add(d, f"for seat, pl in {chosen}:")
+        else:
+            w.add(d + 2, f"{chosen}.append((seat, which, pl))")
+            w.add(d, f"for seat, which, pl in {chosen}:")
         self.effects(made, "seat", d + 1)
         w.add(d + 1, "pass")
         return 1
@@ -1120,7 +1141,7 @@ class _Gen:
         w.add(d, "if not out:")
         if step.none is None:
             w.add(d + 1, "raise GiveBack")
-            self.pick(d)
+            self.pick(d, made.single)
             self.effects(made, "seat", d)
             return 1
         raise Uncovered("a `choose` with `none:` steps")
@@ -1234,12 +1255,13 @@ class _Gen:
         e = d + 1
         if step.auto:
             w.add(d + 1, "if len(out) == 1:")
-            w.add(d + 2, "which, pl = out[0]")  # the engine's replay logs it as forced
+            # the engine's replay logs it as forced
+            w.add(d + 2, "pl = out[0]" if made.single else "which, pl = out[0]")
             forced = self.option_steps(made, "seat", d + 2, True)
             w.add(d + 2, "pass")
             w.add(d + 1, "else:")
             e = d + 2
-        self.pick(e)
+        self.pick(e, made.single)
         if self.calls:
             w.add(e, "cw = TURN_WORK")  # a decision: the next call begins
         picked = self.option_steps(made, "seat", e, False)
@@ -1252,12 +1274,14 @@ class _Gen:
         w = self.w
         first = True
         count = 0
+        single = getattr(made, "single", False)
         for k, (names, inner, steps, _label) in enumerate(made):
             if not steps:
                 continue
-            w.add(d, f"{'if' if first else 'elif'} which == {k}:")
+            w.add(d, "if pl is not PASS:" if single else
+                  f"{'if' if first else 'elif'} which == {k}:")
             first = False
-            env = self.unpack(names, inner, seat, d + 1)
+            env = self.unpack(names, inner, seat, d + 1, single)
             if framed or steps.__class__ is not S.Effects:
                 count = max(count, self.frame(tuple(steps), env, d + 1, False))
             else:
@@ -1472,6 +1496,17 @@ class Over(Exception):
     """The game ended within a turn (`finish: now`)."""
 
 
+class _Options(list):
+    """A decision's options as `options` wrote them: (names, env, steps, label) each, and
+    whether `out` holds their payloads alone (`single`)."""
+
+    single = False
+
+
+#: the pass in an `out` of payloads alone: no payload is this very tuple
+_PASS = (-1,)
+
+
 def build(game: Any) -> tuple[FlatGame | None, str]:
     """The game's flat play and its module's source, or None and why it is not covered."""
     missing = [k for k in game.components if not hasattr(k, "flat_types")]
@@ -1491,7 +1526,7 @@ def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]
          decisions: frozenset[int] = frozenset(), setup: bool = False) -> FlatGame:
     """The flat play of a module's source (the tests load a changed one, too)."""
     names = dict(consts)
-    names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int)
+    names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int, PASS=_PASS)
     flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries,
                     decisions, setup)
     flat.consts = consts
