@@ -183,3 +183,14 @@ def test_a_mapping_with_number_and_name_keys_is_an_unknown_key_error(tmp_path):
     diags = errors(tmp_path, text)
     line, _col = line_of(text, "players: {min: 2, max: 5, 7: 1, x: 2}")
     assert any(d.line == line and "unknown key" in d.message for d in diags), diags
+
+
+def test_two_rows_that_write_the_same_name_are_refused(tmp_path):
+    """Rows 1 and '1' are two keys of YAML but one name in every label and message: the
+    options of a decision over a sheet's rows are told apart by their names."""
+    text = QWIXX.replace('      yellow: {cells: "range(2, 13)"}',
+                         '      1: {cells: "range(2, 13)"}\n      "1": {cells: "range(2, 13)"}')
+    ds = errors(tmp_path, text)
+    (d,) = [d for d in ds if "named" in d.message]
+    assert d.message == "two rows are named '1'"
+    assert d.line == line_of(text, '"1":')[0]

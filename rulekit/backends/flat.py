@@ -988,6 +988,11 @@ class _Gen:
                 if form.tag is not None:
                     keys.insert(0, str(form.tag))
                 local = {node.data for node, _r in parts if node.op == "local"}
+                # `x.name` of an object whose text is its name tells x apart as x does
+                local |= {node.kids[0].data for node, _r in parts
+                          if node.op == "attr" and node.kids[0].op == "local"
+                          and getattr(node.kids[0].type, "text", None) is not None
+                          and node.kids[0].type.text[0] == node.data}
                 distinct = (not form.shared and all(ok for _n, ok in loops)
                             and {nm for nm, _ok in loops} <= local)
                 key = "(" + "".join(k_ + ", " for k_ in keys) + ")"

@@ -187,14 +187,21 @@ class CrossSheet(Kind):
                      {"can_cross": Method([INT], BOOL)})
         self.row_t = row_t
         row_t.printable = True  # its name
+        row_t.text = ("name", "")  # a row writes its name, which no other row of it has
         self.sheet_t = ObjT("Sheet", {"rows": ListT(row_t), "crosses": INT},
                             {"row": Method([STR], row_t)})
+        self.sheet_t.distinct = frozenset({"rows"})
         self.sheets_t = ObjT("Sheets", {"locked": ListT(STR), "rows": ListT(STR)})
 
     def compile(self, b: Any, scope: Any) -> None:
         self.cells: list[list[int]] = []
         self.index_of: list[dict[int, int]] = []
         self.last_index: list[int] = []
+        named: set[str] = set()
+        for key in self.config.get("rows") or {}:  # 1 and '1': two keys, one name
+            if str(key) in named:
+                b.error(b.path + ("rows", key), f"two rows are named '{key}'")
+            named.add(str(key))
         for name, row in (self.config.get("rows") or {}).items():
             path = b.path + ("rows", name, "cells")
             cells = list(fixed_value(b, path, row.get("cells"), ListT(INT)) or [])
