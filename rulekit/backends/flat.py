@@ -276,6 +276,10 @@ class _Gen:
         self.decisions: frozenset[int] = frozenset()
         self.setup = False  # whether the module starts at the setup's deal, too
         self._defining: set[str] = set()
+        #: the defines of the game read by the whole expression being written (see `whole`)
+        self._hoists: dict[str, tuple[str, str, bool]] | None = None
+        self._hoisted: dict[str, V] = {}  # what each define hoisted is like
+        self.loops = 0  # how many loops of a comprehension the expression written is in
         self.firing = False  # writing a trigger's steps
         self.firing_work = 0  # the most work one firing of a trigger may charge
         self.trigger_mask = 0  # the parts some trigger reads
@@ -352,9 +356,17 @@ class _Gen:
             raise Uncovered(f"the define '{name}', which reads itself")
         if len(self._defining) >= MOST_DEFINES_DEEP:
             raise Uncovered(f"defines that read defines more than {MOST_DEFINES_DEEP} deep")
+        hoists = self._hoists if not env else None  # a define of the game (no player's)
+        if hoists is not None and name in hoists:
+            param, src, looped = hoists[name]
+            hoists[name] = (param, src, looped or self.loops > 0)
+            v = self._hoisted[name]
+            return V(param, v.type, v.kind, v.seat, v.size, v.elem)
         self._defining.add(name)
         try:
-            v = self.expr(c, env)
+            if c is None or c.node is None:
+                raise Uncovered("an expression that did not compile")
+            v = self.ex(c.node, env)
         finally:
             self._defining.discard(name)
         if v.src is not None and len(v.src) > MOST_DEFINE_CHARS:
@@ -362,7 +374,12 @@ class _Gen:
             # source would grow without end
             raise Uncovered(f"the define '{name}', more than {MOST_DEFINE_CHARS} characters "
                             "of code where it is read")
-        return v
+        if hoists is None or v.src is None:
+            return v
+        param = self.w.t("d")
+        hoists[name] = (param, v.src, self.loops > 0)
+        self._hoisted[name] = v
+        return V(param, v.type, v.kind, v.seat, v.size, v.elem)
 
     def _attr(self, node: Any, env: dict[str, V]) -> V:
         base = self.ex(node.kids[0], env)
@@ -493,8 +510,10 @@ class _Gen:
         inner = dict(env)
         out = []
         size = 1
+        outer = self.loops
         for name, it, conds in levels:
             lst = self.ex(it, inner)
+            self.loops = outer + 1  # what follows is worked out once per element
             if lst.size is None:
                 raise Uncovered("a loop over a list whose length the game does not bound")
             size *= max(lst.size, 1)
@@ -506,6 +525,7 @@ class _Gen:
             out.append(f"for {var} in {lst.need()}")
             for c in conds:
                 out.append(f"if {self.ex(c, inner).need()}")
+        self.loops = outer
         self.longest = max(self.longest, size)
         self.last_size = size
         return " ".join(out), inner
@@ -514,12 +534,20 @@ class _Gen:
         levels, body = node.data
         text, inner = self.clauses(levels, env)
         size = self.last_size  # at most one element per round of its loops
-        return V(f"[{self.ex(body, inner).need()} {text}]", node.type, size=size)
+        self.loops += 1
+        try:
+            return V(f"[{self.ex(body, inner).need()} {text}]", node.type, size=size)
+        finally:
+            self.loops -= 1
 
     def _gen(self, gen: Any, env: dict[str, V]) -> str:
         levels, body = gen.node.data
         text, inner = self.clauses(levels, env)
-        return f"({self.ex(body, inner).need()} {text})"
+        self.loops += 1
+        try:
+            return f"({self.ex(body, inner).need()} {text})"
+        finally:
+            self.loops -= 1
 
     def _per_player(self, gen: Any, env: dict[str, V]) -> str | None:
         """`p.VAR for p in players` is the variable's list itself."""
@@ -646,7 +674,33 @@ class _Gen:
     def expr(self, c: Any, env: dict[str, V]) -> V:
         if c is None or c.node is None:
             raise Uncovered("an expression that did not compile")
-        return self.ex(c.node, env)
+        return self.whole(c.node, env)
+
+    def whole(self, node: Any, env: dict[str, V]) -> V:
+        """A whole expression (one the machine works out at once, on one state): each
+        define of the game it reads more than once, or in a loop, is worked out at its
+        first read and kept for the others (the machine's defines are kept per state)."""
+        if self._hoists is not None:
+            return self.ex(node, env)
+        self._hoists = {}
+        try:
+            v = self.ex(node, env)
+            hoists = self._hoists
+        finally:
+            self._hoists = None
+        if not hoists or v.src is None:
+            return v
+        src = v.src
+        for param, value, looped in reversed(hoists.values()):
+            token = re.compile(rf"\b{param}\b")
+            if looped or len(token.findall(src)) > 1:
+                # worked out where it is first read, as the machine does (a read in a branch
+                # not taken, or in a loop over nothing, works out nothing), then kept
+                once = f"({param}[0] if {param} else ({param}.append({value}) or {param}[0]))"
+                src = f"(lambda {param}: {token.sub(lambda _m, once=once: once, src)})([])"
+            else:  # read once: written where it is read
+                src = token.sub(lambda _m, value=value: value, src)
+        return V(src, v.type, v.kind, v.seat, v.size, v.elem)
 
     # ---- steps ------------------------------------------------------------------------------
     def steps(self, steps: tuple, env: dict[str, V], d: int, framed: bool) -> int:
@@ -706,7 +760,7 @@ class _Gen:
                 raise Uncovered("a trigger's `for` that did not compile")
             size = 1
             for name, node in it.nodes:
-                lst = self.ex(node, env)
+                lst = self.whole(node, env)
                 if lst.size is None:
                     raise Uncovered("a trigger's `for` over a list whose length the game "
                                     "does not bound")
@@ -952,7 +1006,7 @@ class _Gen:
             loops = []
             if iterate is not None:
                 for (name, node), promise in zip(iterate.nodes, iterate.promises):
-                    lst = self.ex(node, inner)
+                    lst = self.whole(node, inner)
                     if lst.size is None:
                         raise Uncovered("options over a list whose length is not bounded")
                     size *= max(lst.size, 1)
@@ -1205,7 +1259,7 @@ class _Gen:
         if it is None or len(it.nodes) != 1:
             raise Uncovered("a `for` step of several clauses")
         (name, node), = it.nodes
-        lst = self.ex(node, env)
+        lst = self.whole(node, env)
         if lst.size is None:
             raise Uncovered("a `for` step over a list whose length the game does not bound")
         self.longest = max(self.longest, lst.size)
