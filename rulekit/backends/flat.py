@@ -678,8 +678,8 @@ class _Gen:
 
     def whole(self, node: Any, env: dict[str, V]) -> V:
         """A whole expression (one the machine works out at once, on one state): each
-        define of the game it reads more than once, or in a loop, is worked out at its
-        first read and kept for the others (the machine's defines are kept per state)."""
+        define of the game it reads in a loop is worked out at its first read and kept for
+        the others (the machine's defines are kept per state)."""
         if self._hoists is not None:
             return self.ex(node, env)
         self._hoists = {}
@@ -693,7 +693,7 @@ class _Gen:
         src = v.src
         for param, value, looped in reversed(hoists.values()):
             token = re.compile(rf"\b{param}\b")
-            if looped or len(token.findall(src)) > 1:
+            if looped:  # (read twice but not in a loop: the wrapping would cost more)
                 # worked out where it is first read, as the machine does (a read in a branch
                 # not taken, or in a loop over nothing, works out nothing), then kept
                 once = f"({param}[0] if {param} else ({param}.append({value}) or {param}[0]))"
