@@ -79,6 +79,12 @@ class GiveBack(Exception):
     """Raised in a flat game: the machine plays this game instead (its state untouched)."""
 
 
+#: what a flat game raises where the machine plays it instead: its own GiveBack, and
+#: whatever the machine would fail on (which the machine then fails on itself)
+GIVEN_BACK = (GiveBack, ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
+              RecursionError, budget.BudgetExceeded)
+
+
 class V:
     """A value in the flat code: its source, its type, and for a building block (or a part
     of one, such as a row) the kind it belongs to, the source of its owner's seat, and its
@@ -127,6 +133,8 @@ class FlatGame:
         self.decisions = decisions
         #: whether the play may start at the setup's last step, a chance step (entry -1)
         self.setup = setup
+        #: a session's actions, by seat and label (see backends.session)
+        self.actions: list[dict[str, Any]] = []
         self._play = play
 
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
@@ -138,6 +146,43 @@ class FlatGame:
 
         The moves are recorded, not logged: with `log`, the state's log is written from
         them when it is read (State.log); without, they are left out of it."""
+        i = self.entry(st, True)
+        if i is None:
+            return None
+        grng = st.rng or st._new_rng()
+        getbits = None
+        if (getattr(randrange, "__func__", None) is _RANDBELOW
+                and randrange.__self__.getrandbits.__class__ is _BUILTIN):
+            getbits = randrange.__self__.getrandbits
+        saved, start = self._saved(st, log)
+        moves: list = []
+        try:
+            made, options, most = self._play(st, grng, randrange, getbits, study, i, moves,
+                                             saved)
+        except GIVEN_BACK:
+            made, options, most = moves.pop()
+            replay_moves(st, moves)
+            return made, options, most, False
+        if start is not None:
+            st._unlogged = (start, moves)
+        return made, options, most, True
+
+    def begin_session(self, st: Any) -> tuple[Any, list, Any] | None:
+        """The session's generator for `st` (this is the game's session play, see
+        backends.session), its moves and the copy its log is replayed from; None where
+        it cannot begin here."""
+        i = self.entry(st, False)
+        if i is None:
+            return None
+        saved, start = self._saved(st, True)
+        moves: list = []
+        return (self._play(st, st.rng or st._new_rng(), None, None, False, i, moves, saved),
+                moves, start)
+
+    def entry(self, st: Any, deal: bool) -> int | None:
+        """Where the flat play begins in `st`: a turn's top-level step's index, -1 at the
+        setup's deal, None where it cannot (`deal`: a game whose turns begin with a
+        decision and that has no flat deal lets the machine deal first)."""
         stack = st._stack
         if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
             return None
@@ -145,16 +190,13 @@ class FlatGame:
         if (self.setup and top.role == "setup" and st._pending is None
                 and top.i == len(top.steps) and st._pending_chance is top.steps[-1]
                 and not st._ending and st._next_seat is None and st._unlogged is None):
-            i = -1  # a new game at its deal: the flat play deals and plays on
-        elif self.decisions and top.role == "setup" and not self._deal(st, top):
+            return -1  # a new game at its deal: the flat play deals and plays on
+        if self.decisions and top.role == "setup" and not (deal and self._deal(st, top)):
             return None
-        else:
-            top = stack[0]
-            i = top.i - 1
-        if i < 0:
-            pass
-        elif i in self.decisions:
-            # a turn's top-level decision is due: the flat play asks it anew and picks
+        top = stack[0]
+        i = top.i - 1
+        if i in self.decisions:
+            # a turn's top-level decision is due: the flat play asks it anew
             pending = st._pending
             if (top.role != "turn" or pending is None or pending.window is not None
                     or pending.seat != st.active or st._pending_chance is not None
@@ -164,11 +206,12 @@ class FlatGame:
                 or st._pending_chance is not top.steps[i] or st._ending
                 or st._next_seat is not None or st._unlogged is not None):
             return None
-        grng = st.rng or st._new_rng()
-        getbits = None
-        if (getattr(randrange, "__func__", None) is _RANDBELOW
-                and randrange.__self__.getrandbits.__class__ is _BUILTIN):
-            getbits = randrange.__self__.getrandbits
+        return i
+
+    @staticmethod
+    def _saved(st: Any, log: bool) -> tuple[list, Any]:
+        """Copies of the components (given back, the flat play restores them) and, with
+        `log`, the copy of the state its moves are replayed from when the log is read."""
         saved = [kind.copy_state(s) for kind, s in zip(st.game.components, st.comps)]
         start = st._moves_start(saved) if log else None
         if start is not None and st._pending is not None:
@@ -176,18 +219,7 @@ class FlatGame:
             d = st._pending
             start._pending = S.Decision.copied(d.seat, d, None,
                                                lambda a: _rebind_action(a, start))
-        moves: list = []
-        try:
-            made, options, most = self._play(st, grng, randrange, getbits, study, i, moves,
-                                             saved)
-        except (GiveBack, ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
-                RecursionError, budget.BudgetExceeded):
-            made, options, most = moves.pop()
-            replay_moves(st, moves)
-            return made, options, most, False
-        if start is not None:
-            st._unlogged = (start, moves)
-        return made, options, most, True
+        return saved, start
 
     @staticmethod
     def _deal(st: Any, top: Any) -> bool:
@@ -256,8 +288,11 @@ class _Writer:
 class _Gen:
     """Writes one game's flat play."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Any, session: bool = False) -> None:
         self.game = game
+        #: the session's generator (see backends.session): a pause at every decision, with
+        #: its options' labels, and before every chance step
+        self.session = session
         self.w = _Writer()
         self.kinds = {}
         for kind in game.components:
@@ -967,6 +1002,8 @@ class _Gen:
             kd = self.game.components[step.component]
             if not hasattr(kd, "flat_chance") or not hasattr(kd, "flat_outcome"):
                 raise Uncovered(f"`{step.name}` of {kd.kind}")
+            if self.session:  # resolve_chance() rolls
+                w.add(d, f"yield {int(step.component)}")
             kd.flat_chance(self, step.name, d)
             self.changed(step, d)
             return 1
@@ -988,7 +1025,7 @@ class _Gen:
         if any(opt.parts is None for opt in step.options):
             raise Uncovered("an option that did not compile")
         forms = labels.label_forms([opt.parts[5] for opt in step.options], step.pass_label)
-        w.add(d, "out = []")
+        w.add(d, "out = []; labs = []" if self.session else "out = []")
         lookups = False
         made = _Options()
         # one option (and perhaps the pass): `out` holds its payloads alone (the pass is
@@ -1053,15 +1090,18 @@ class _Gen:
             else:  # a label of a list's numbers (see keyed_unique): no lookup either
                 distinct = self.keyed_unique(step, label, iterate)
                 key = "" if distinct else self.template(label, inner)
-            if distinct:
-                w.add(depth, record)
-            else:
+            at = depth
+            if not distinct:
                 lookups = True
                 kv = w.t("key")
                 w.add(depth, f"{kv} = {key}")
                 w.add(depth, f"if {kv} not in seen:")
                 w.add(depth + 1, f"seen.add({kv})")
-                w.add(depth + 1, record)
+                at = depth + 1
+            if self.session:  # the option's label, for legal_actions()
+                lab = kv if forms is None and not distinct else self.label(label, inner, at)
+                record += f"; labs.append({lab})"
+            w.add(at, record)
             total += size
             self.longest = max(self.longest, size)
             made.append((names, inner, steps, label))
@@ -1070,12 +1110,32 @@ class _Gen:
         if total + 1 > budget.MAX_OPTIONS:
             raise Uncovered("a decision of more options than the budget allows")
         if step.pass_label is not None:
-            passed = "PASS" if made.single else "(-1, ())"
+            passed = f"out.append({'PASS' if made.single else '(-1, ())'})"
+            if self.session:
+                passed += f"; labs.append({w.c(step.pass_label)})"
             if forms is not None or not lookups:  # no option's label can be the pass label
-                w.add(d, f"out.append({passed})")
+                w.add(d, passed)
             else:
-                w.add(d, f"if {w.c(step.pass_label)} not in seen: out.append({passed})")
+                w.add(d, f"if {w.c(step.pass_label)} not in seen: {passed}")
         return made
+
+    def label(self, label: Any, inner: dict[str, V], d: int) -> str:
+        """An option's label as the session shows it. A label that is one `join` of
+        numbers (and literals) is kept by the tuple of its numbers, in a table of the
+        module that every session of the game shares: written once per such tuple."""
+        parts = [p for p in label.node[1] if not isinstance(p, str)]
+        node = parts[0][0] if len(parts) == 1 else None
+        if (node is None or node.op != "call" or node.data[0] != "join" or len(node.kids) != 2
+                or node.kids[0].op != "const" or getattr(node.kids[1].type, "elem", None)
+                is not INT):
+            return self.template(label, inner)
+        w = self.w
+        table = w.c(_LabelTable())
+        lab, key = w.t("lab"), w.t("key")
+        w.add(d, f"{key} = tuple({self.ex(node.kids[1], inner).need()})")
+        w.add(d, f"{lab} = {table}.get({key})")
+        w.add(d, f"if {lab} is None: {lab} = {table}.keep({key}, {self.template(label, inner)})")
+        return lab
 
     def keyed_unique(self, step: Any, label: Any, iterate: Any) -> bool:
         """Whether the options of a decision's only option generator, `for: xs in LIST`
@@ -1135,6 +1195,11 @@ class _Gen:
         payloads alone, see `options`)."""
         w = self.w
         w.add(d, "made += 1")
+        if self.session:  # the caller picks: legal_actions() shows the labels
+            w.add(d, "i = yield (seat, out, labs)")
+            w.add(d, "moves.append(i)")
+            w.add(d, "pl = out[i]" if single else "which, pl = out[i]")
+            return
         w.add(d, "size = len(out)")
         w.add(d, "if study:")
         w.add(d + 1, "options += size")
@@ -1555,6 +1620,19 @@ class Over(Exception):
     """The game ended within a turn (`finish: now`)."""
 
 
+class _LabelTable(dict):
+    """Labels by the numbers they join (see _Gen.label), at most MOST_LABELS of them."""
+
+    def keep(self, key: tuple, label: str) -> str:
+        if len(self) < MOST_LABELS:
+            self[key] = label
+        return label
+
+
+#: the labels a table keeps at most (a game's distinct lists of few numbers are few)
+MOST_LABELS = 4096
+
+
 class _Options(list):
     """A decision's options as `options` wrote them: (names, env, steps, label) each, and
     whether `out` holds their payloads alone (`single`)."""
@@ -1566,12 +1644,13 @@ class _Options(list):
 _PASS = (-1,)
 
 
-def build(game: Any) -> tuple[FlatGame | None, str]:
-    """The game's flat play and its module's source, or None and why it is not covered."""
+def build(game: Any, session: bool = False) -> tuple[FlatGame | None, str]:
+    """The game's flat play (`session`: its session's, see backends.session) and its
+    module's source, or None and why it is not covered."""
     missing = [k for k in game.components if not hasattr(k, "flat_types")]
     if missing:
         return None, f"component '{missing[0].name}' ({missing[0].kind})"
-    gen = _Gen(game)
+    gen = _Gen(game, session)
     try:
         source, entries = gen.module()
     except Uncovered as exc:
@@ -1589,4 +1668,5 @@ def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]
     flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries,
                     decisions, setup)
     flat.consts = consts
+    flat.actions = [{} for _ in range(game.max_players)]
     return flat

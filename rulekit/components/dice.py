@@ -556,11 +556,15 @@ class Dice(Kind):
         for pos, _n, sides in self.dice:
             w.add(d, f"if r[{pos}]: d{i}f[{pos}] = int(rand() * {sides}) + 1")
         w.add(d, f"d{i}[2] = None")
-        gen.record(d, f"tuple(d{i}f)")
+        # the faces, and the dice rolled where they were not all those in play
+        gen.record(d, f"tuple(d{i}f) if m is None else (tuple(d{i}f), m)")
 
-    def flat_outcome(self, view: DiceView, faces: tuple) -> dict[str, int]:
-        """A roll's outcome from the faces the flat play recorded after it."""
-        rolled = self._rolled(view)
+    def flat_outcome(self, view: DiceView, record: tuple) -> dict[str, int]:
+        """A roll's outcome from what the flat play recorded after it."""
+        if record[0].__class__ is tuple:
+            faces, rolled = record
+        else:
+            faces, rolled = record, view.s[1]
         return {n: faces[i] for i, n, _k in self.dice if rolled[i]}
 
 

@@ -45,6 +45,13 @@ class Game:
         return flat.build(self)[0] if flat.ENABLED else None
 
     @functools.cached_property
+    def flat_session(self) -> Any:
+        """The game's flat play move by move (rulekit.backends.session), None where the
+        flat backend does not cover the game; made when a new game's loop first asks."""
+        from rulekit.backends import flat
+        return flat.build(self, session=True)[0] if flat.ENABLED else None
+
+    @functools.cached_property
     def hides_information(self) -> bool:
         """Whether a component hides something from some seats (hands, a stock, secret dice);
         asked at every preview and copy, and the components never change."""
@@ -63,7 +70,12 @@ class Game:
         if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
             raise RulekitError(f"{self.name} is for {self.min_players} to {self.max_players} "
                                f"players, not {players}")
-        return State(self, players, seed)
+        st = State(self, players, seed)
+        if self.__dict__.get("flat_session", True) is not None:
+            # its moves run on the game's flat session until something else reads it
+            from rulekit.backends.session import SessionState
+            st.__class__ = SessionState
+        return st
 
     def render(self, st: State, seat: int | None, compact: bool = False) -> str:
         """The shared components and the file's `display.game` lines, then one block per

@@ -130,7 +130,7 @@ class State:
                  "_ending", "_playing", "_steps_left", "_work_left", "_log_chars", "_stale",
                  "_log", "_pending", "_pending_chance", "_stack", "_dirty", "_version",
                  "_defs", "_view_seeds", "comps", "players", "gviews", "_rng_from", "_unlogged",
-                 "_seat_logs")
+                 "_seat_logs", "_fs")
 
     def __init__(self, game: Game, players: int, seed: int | None) -> None:
         self.game = game
@@ -163,6 +163,7 @@ class State:
         # moves played but not yet written in the log: (the state they were played from,
         # the moves), written when the log is read (see `log`)
         self._unlogged: Any = None
+        self._fs: Any = None  # a new game's flat session (backends.session)
         self._pending: Decision | None = None
         self._pending_chance: Any = None
         self._stack: list = []

@@ -1,0 +1,154 @@
+"""A new game played through the public API runs on the flat backend's session and is the
+machine's game: the same decisions, labels, chance outcomes, log, scores and failures.
+
+Every game the flat backend covers is played by the loop of `legal_actions()`, `apply()`
+and `resolve_chance()` from the same seeds twice, on its session and on the machine (the
+session set aside), move by move; then games that leave the session half-way (a view, a
+copy, the log, an imposed outcome, an illegal move) go on as the machine's do.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import rulekit
+from rulekit.backends.session import SessionState
+from rulekit.errors import IllegalActionError, RulekitError
+
+GAMES = Path(__file__).resolve().parent.parent / "games"
+FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")]
+               if not p.name.endswith(".tests.yaml"))
+
+
+def _loop(st: rulekit.State, rng: random.Random, moves: int = -1, by_label: bool = False
+          ) -> list:
+    """The API loop for `moves` moves (-1: to the end): what each step showed."""
+    seen = []
+    while not st.is_over and moves != 0:
+        moves -= 1
+        if st.is_chance:
+            seen.append(("chance", st.current_player, st.resolve_chance()))
+            continue
+        actions = st.legal_actions()
+        pick = rng.choice(actions)
+        seen.append((st.current_player, [(a.label, a.seat) for a in actions], pick.label))
+        st.apply(pick.label if by_label else pick)
+    return seen
+
+
+def _end(st: rulekit.State) -> tuple:
+    return (st.log, st.scores(), st.turn, st.round, st.active, st.over, st.end_reason,
+            [dict(p) for p in st.pvars], dict(st.gvars), repr(st.comps))
+
+
+def _machine(game: rulekit.Game) -> None:
+    game.__dict__["flat_session"] = None
+
+
+def _both(game: rulekit.Game, players: int, seed: int, then=None, moves: int = -1,
+          by_label: bool = False) -> tuple[tuple, tuple, bool]:
+    """A game from `seed` on the session and on the machine; `then(state)` after `moves`
+    moves, and the loop on to the end. Whether the first was a session's."""
+    out = []
+    sessions = []
+    for machine in (False, True):
+        game.__dict__.pop("flat_session", None)
+        if machine:
+            _machine(game)
+        try:
+            st = game.new_game(players=players, seed=seed)
+            rng = random.Random(seed + 11)
+            seen = _loop(st, rng, moves, by_label)
+            sessions.append(type(st) is SessionState)
+            if then is not None:
+                seen.append(then(st))
+            seen += _loop(st, rng, -1, by_label)
+            out.append((seen, _end(st)))
+        finally:
+            game.__dict__.pop("flat_session", None)
+    return out[0], out[1], sessions[0]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_api_loop_on_a_session_is_the_machines_game(path: Path) -> None:
+    game = rulekit.load_game(str(path))
+    if game.flat_session is None:
+        assert game.flat is None  # every game the flat backend covers has a session
+        return
+    for players in range(game.min_players, game.max_players + 1):
+        for seed in range(4):
+            session, machine, on = _both(game, players, seed, moves=3, by_label=seed % 2 == 1)
+            assert on, (players, seed)  # three moves in, still on the session
+            assert session == machine, (players, seed)
+
+
+@pytest.mark.parametrize("name", ["qwixx.yaml", "levelx.yaml", "domino7.yaml"])
+@pytest.mark.parametrize("leave", ["log", "view", "clone", "scores", "title"])
+def test_a_game_that_leaves_its_session_half_way_is_the_machines(name: str, leave: str) -> None:
+    """Whatever else reads the state (the log, a seat's view, a copy, the scores, the
+    decision's title) makes it the machine's at once, with the moves made so far, and the
+    game goes on as the machine's."""
+    game = rulekit.load_game(str(GAMES / name))
+    reads = {"log": lambda st: list(st.log), "view": lambda st: repr(st.view(0)),
+             "clone": lambda st: _end(st.clone()), "scores": lambda st: st.scores(),
+             "title": lambda st: st.decision_title() if not st.is_chance else None}
+    for seed in range(3):
+        for moves in (1, 7, 25):
+            session, machine, _on = _both(game, game.max_players, seed, reads[leave], moves)
+            assert session == machine, (seed, moves)
+
+
+def test_an_illegal_move_is_refused_as_the_machine_refuses_it() -> None:
+    game = rulekit.load_game(str(GAMES / "qwixx.yaml"))
+    messages = []
+    for machine in (False, True):
+        game.__dict__.pop("flat_session", None)
+        if machine:
+            _machine(game)
+        st = game.new_game(players=3, seed=4)
+        st.resolve_chance()
+        with pytest.raises(IllegalActionError) as exc:
+            st.apply("purple 7")
+        messages.append(str(exc.value))
+        st.apply(st.legal_actions()[-1])  # and the game goes on
+        messages.append(st.current_player)
+    game.__dict__.pop("flat_session", None)
+    assert messages[0] == messages[2] and "'purple 7' is not a legal action" in messages[0]
+    assert messages[1] == messages[3]
+
+
+def test_an_imposed_roll_leaves_the_session_and_is_played() -> None:
+    game = rulekit.load_game(str(GAMES / "qwixx.yaml"))
+    st = game.new_game(players=3, seed=2)
+    assert type(st) is SessionState
+    faces = {"white1": 6, "white2": 6, "red": 1, "yellow": 2, "green": 3, "blue": 4}
+    assert st.resolve_chance(faces) == faces
+    assert type(st) is rulekit.State
+    assert "green 12" in [a.label for a in st.legal_actions()]
+
+
+def test_a_game_that_runs_out_of_steps_fails_with_the_machines_message() -> None:
+    """A budget the session might exhaust hands the game to the machine, which fails with
+    its own located message, at the same move."""
+    failures = []
+    for machine in (False, True):
+        game = rulekit.load_game(str(GAMES / "qwixx.yaml"))
+        game.max_steps = 40
+        if machine:
+            _machine(game)
+        st = game.new_game(players=3, seed=1)
+        rng = random.Random(3)
+        made = 0
+        with pytest.raises(RulekitError) as exc:
+            while True:
+                made += 1
+                if st.is_chance:
+                    st.resolve_chance()
+                else:
+                    st.apply(rng.choice(st.legal_actions()))
+        failures.append((made, str(exc.value), st.log))
+    assert failures[0] == failures[1]
+    assert "did not end within 40 steps" in failures[0][1]
