@@ -187,17 +187,18 @@ def test_hostile_names_and_texts_do_not_change_the_flat_modules_shape(tmp_path: 
                .replace("crossed nothing this turn: penalty",
                         "crossed nothing'); import os; ('this turn: penalty"))
     assert hostile.count(evil) == 2
-    sources = []
-    for name, body in (("plain", text), ("hostile", hostile)):
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(body)
-        made, source = flat.build(rulekit.load_game(str(path)))
-        assert made is not None, source
-        sources.append(source)
-    plain, evil_source = sources
-    assert [t for t, _s in _shape(plain)] == [t for t, _s in _shape(evil_source)]
-    assert _shape(plain) == _shape(evil_source)
-    assert "import" not in evil_source and "system" not in evil_source
+    for session in (False, True):  # the playout's module and the session's (labels too)
+        sources = []
+        for name, body in (("plain", text), ("hostile", hostile)):
+            path = tmp_path / f"{name}.yaml"
+            path.write_text(body)
+            made, source = flat.build(rulekit.load_game(str(path)), session)
+            assert made is not None, source
+            sources.append(source)
+        plain, evil_source = sources
+        assert [t for t, _s in _shape(plain)] == [t for t, _s in _shape(evil_source)]
+        assert _shape(plain) == _shape(evil_source)
+        assert "import" not in evil_source and "system" not in evil_source
     game = rulekit.load_game(str(tmp_path / "hostile.yaml"))
     assert _play(game, 3, 1, False, game.flat) == _play(game, 3, 1, False, None)
 

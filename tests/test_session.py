@@ -152,3 +152,30 @@ def test_a_game_that_runs_out_of_steps_fails_with_the_machines_message() -> None
         failures.append((made, str(exc.value), st.log))
     assert failures[0] == failures[1]
     assert "did not end within 40 steps" in failures[0][1]
+
+
+def test_a_wrong_comparison_in_the_sessions_module_is_caught() -> None:
+    """The check above fails on a session written one comparison wrong (a number that
+    may be crossed again): it offers other actions than the machine does."""
+    from rulekit.backends import flat
+
+    game = rulekit.load_game(str(GAMES / "qwixx.yaml"))
+    made = game.flat_session
+    assert "> x1last[" in made.source
+    wrong = flat.load(game, made.source.replace("> x1last[", ">= x1last["), made.consts,
+                      made.entries, made.decisions, made.setup)
+    caught = 0
+    for seed in range(4):
+        game.__dict__["flat_session"] = wrong
+        try:
+            st = game.new_game(players=3, seed=seed)
+            seen = _loop(st, random.Random(seed))
+        finally:
+            game.__dict__.pop("flat_session", None)
+        _machine(game)
+        try:
+            again = game.new_game(players=3, seed=seed)
+            caught += seen != _loop(again, random.Random(seed))
+        finally:
+            game.__dict__.pop("flat_session", None)
+    assert caught

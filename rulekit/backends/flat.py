@@ -690,6 +690,17 @@ class _Gen:
             return v.kind.flat_attr(self, v, "name", STR).need()
         if isinstance(t, ObjT) and t.name == "Player":
             return f"('player ' + str({v.need()}))"
+        if isinstance(t, ListT):
+            # a list writes its elements' texts: objects that are the machine's own (tiles,
+            # cards) write theirs; a player or a part of a building block is not one here
+            elem, inner = t, v
+            while isinstance(elem, ListT):
+                elem, inner = elem.elem, inner.elem if inner is not None else None
+            kind = inner.kind if inner is not None else None
+            if elem not in (INT, STR, BOOL) and not (
+                    kind is not None and getattr(kind, "flat_same", None)
+                    and kind.flat_same(elem)):
+                raise Uncovered(f"the text of a list of {getattr(elem, 'name', elem)}")
         return f"{self.w.c(runtime.render)}({v.need()})"
 
     def template(self, c: Any, env: dict[str, V]) -> str:
