@@ -24,7 +24,7 @@ FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")
                if not p.name.endswith(".tests.yaml"))
 #: the games the flat backend must cover (a change that drops one fails here)
 COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "domino7.yaml", "domino-fives.yaml",
-           "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml"}
+           "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml", "connect-four.yaml"}
 
 
 def _outcome(st: rulekit.State, with_log: bool) -> tuple:
@@ -119,10 +119,11 @@ def test_compile_shows_the_flat_module_or_why_not() -> None:
     shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "qwixx.yaml")])
     assert shown.exit_code == 0
     assert "def play(" in shown.output and "takes this function" in shown.output
-    why = runner.invoke(main, ["compile", "--backend", "flat",
-                               str(GAMES / "examples" / "connect-four.yaml")])
+    left = next(p for p in FILES if p.name not in COVERED)
+    reason = flat.build(rulekit.load_game(str(left)))[1]
+    why = runner.invoke(main, ["compile", "--backend", "flat", str(left)])
     assert why.exit_code == 0
-    assert "engine's path" in why.output and "grid" in why.output
+    assert "engine's path" in why.output and reason in why.output
     shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "domino7.yaml")])
     assert shown.exit_code == 0
     assert "top-level decision takes this function" in shown.output
@@ -318,3 +319,83 @@ def test_a_playout_from_a_copy_in_progress_is_the_machines(name: str) -> None:
                 finally:
                     game.__dict__.pop("flat", None)
             assert played[0] == played[1], (seed, study)
+
+
+@pytest.mark.parametrize("overrides, reason", [({}, "line"),
+                                               ({"rows": 2, "columns": 2, "line": 3}, "full")])
+def test_connect_four_ends_on_the_flat_path_as_on_the_machine(overrides: dict,
+                                                              reason: str) -> None:
+    """Pieces dropped into columns until four stand in a line (or, on a board too small
+    for one, until it is full): every game is played to its end by the flat function,
+    with the machine's log, winner and scores."""
+    game = rulekit.load_game(str(GAMES / "examples" / "connect-four.yaml"), overrides)
+    made = game.flat
+    assert made is not None and made.decisions
+    finished = _finished(made)
+    for seed in range(10):
+        played = _play(game, 2, seed, False, made)
+        assert played == _play(game, 2, seed, False, None), seed
+        log, scores, end_reason = played[0], played[1], played[6]
+        assert end_reason == reason and log
+        assert sorted(scores) == ([-1, 1] if reason == "line" else [0, 0])
+    assert len(finished) == 10
+
+
+GRID_GAME = """rulekit: 1
+name: Corners
+players: {min: 2, max: 3}
+components:
+  board: {kind: grid, rows: 3, columns: 3, pieces: [a, b, c]}
+vars:
+  cleared: {init: 0}
+flow:
+  turn:
+    - choose:
+        options:
+          - for: "r in [0, 1, 2], c in [0, 1, 2]"
+            if: "board.is_empty(r, c)"
+            label: "put {r} {c}"
+            do:
+              - place: {grid: board, row: r, column: c, piece: "board.pieces[active.seat]"}
+          - for: "c in [0, 1, 2]"
+            if: "board.height(c) >= 2 and board.at(0, c) == board.pieces[active.seat]"
+            label: "clear {c}"
+            do:
+              - clear_cell: {grid: board, row: 0, column: c}
+              - add: {cleared: 1}
+          - label: "stack"
+            if: "not board.is_empty(2, 2)"
+            do:
+              - place: {grid: board, row: 2, column: 2, piece: "'a'"}
+end:
+  when:
+    three: "board.count('a') >= 3 or board.empty_count == 0 or cleared >= 3"
+  text:
+    three: "done"
+  finish: now
+score: "board.count(board.pieces[player.seat])"
+"""
+
+
+def test_a_grid_placed_and_cleared_plays_the_machines_games(tmp_path: Path) -> None:
+    """Pieces placed in cells, cells read and cleared; an option that places a piece in a
+    taken cell breaks the rule: the flat play gives such a game back, and the machine
+    fails at the same move with its own message."""
+    path = tmp_path / "corners.yaml"
+    path.write_text(GRID_GAME)
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    broken = 0
+    for players in (2, 3):
+        for seed in range(30):
+            outcomes = []
+            for use in (made, None):
+                try:
+                    outcomes.append(_play(game, players, seed, False, use))
+                except RulekitError as exc:
+                    outcomes.append(str(exc))
+            assert outcomes[0] == outcomes[1], (players, seed)
+            broken += isinstance(outcomes[0], str)
+    assert 0 < broken and 0 < len(finished) < 60
