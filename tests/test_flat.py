@@ -24,7 +24,8 @@ FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")
                if not p.name.endswith(".tests.yaml"))
 #: the games the flat backend must cover (a change that drops one fails here)
 COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "domino7.yaml", "domino-fives.yaml",
-           "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml", "connect-four.yaml"}
+           "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml", "connect-four.yaml",
+           "liars-dice.yaml"}
 
 
 def _outcome(st: rulekit.State, with_log: bool) -> tuple:
@@ -399,3 +400,54 @@ def test_a_grid_placed_and_cleared_plays_the_machines_games(tmp_path: Path) -> N
             assert outcomes[0] == outcomes[1], (players, seed)
             broken += isinstance(outcomes[0], str)
     assert 0 < broken and 0 < len(finished) < 60
+
+
+@pytest.mark.parametrize("numdice", [5, 2])
+def test_liars_dice_bids_and_calls_on_the_flat_path(numdice: int) -> None:
+    """Bids from range(last bid + 1, all the dice's faces) until someone calls: the call
+    counts only the dice left in each cup (with fewer dice, the others left the game in
+    the setup), and every game ends on the flat path with the machine's log and scores."""
+    game = rulekit.load_game(str(GAMES / "examples" / "liars-dice.yaml"),
+                             {"numdice": numdice})
+    made = game.flat
+    assert made is not None and made.decisions
+    finished = _finished(made)
+    for seed in range(10):
+        played = _play(game, 2, seed, False, made)
+        assert played == _play(game, 2, seed, False, None), seed
+        assert "calls liar" in str(played[0]) and sorted(played[1]) == [-1, 1]
+    assert len(finished) == 10
+
+
+RANGE_GAME = """rulekit: 1
+name: Slide
+players: {min: 2, max: 2}
+vars:
+  low: {init: 2}
+flow:
+  turn:
+    - choose:
+        options:
+          - for: "b in range(low, 4)"
+            label: "take {b}"
+            do:
+              - set: {low: "b - 1"}
+end:
+  when: "turn >= 5"
+score: "low"
+"""
+
+
+def test_a_range_longer_than_its_bound_gives_the_game_back(tmp_path: Path) -> None:
+    """range(low, 4) is bounded as if `low` were never below 0; when it is, the list is
+    longer than that and the flat play hands the game to the machine, which plays it on:
+    the same games either way, some of them played flat to the end."""
+    path = tmp_path / "slide.yaml"
+    path.write_text(RANGE_GAME)
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for seed in range(20):
+        assert _play(game, 2, seed, False, made) == _play(game, 2, seed, False, None), seed
+    assert 0 < len(finished) < 20

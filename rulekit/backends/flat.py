@@ -137,10 +137,10 @@ class FlatGame:
         The moves are recorded, not logged: with `log`, the state's log is written from
         them when it is read (State.log); without, they are left out of it."""
         stack = st._stack
-        if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
+        if self.decisions and stack and stack[0].role == "setup" and not self._deal(st):
             return None
-        top = stack[0]
-        if self.decisions and top.role == "setup" and not self._deal(st, top):
+        stack = st._stack
+        if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
             return None
         top = stack[0]
         i = top.i - 1
@@ -181,29 +181,30 @@ class FlatGame:
         return made, options, most, True
 
     @staticmethod
-    def _deal(st: Any, top: Any) -> bool:
-        """A game whose turns begin with a decision stands, when it is made, at the setup's
-        last step, a chance step (the deal): the machine resolves it as a playout's move
-        does (its draw, its log, its budget of one call), and runs on to the first turn's
-        decision, where the flat play starts. False where the setup is elsewhere."""
-        step = st._pending_chance
-        if (step is None or st._pending is not None or top.i != len(top.steps)
-                or top.steps[-1] is not step):
-            return False
+    def _deal(st: Any) -> bool:
+        """A game whose turns begin with a decision stands, when it is made, at a chance
+        step of its setup (the deal, a roll of each player's dice): the machine resolves
+        the setup's chance steps as a playout's moves do (each its draw, its log, its
+        budget of one call), and runs on to the first turn's decision, where the flat play
+        starts. False where the setup asks a decision or the game ends in it."""
         meter = budget.meter()
-        old, old_what = meter.left, meter.what
-        units, what = st._work_left, _CALLS["resolve_chance"]
-        if units >= budget.WORK_PER_CALL:
-            units = budget.WORK_PER_CALL
-        else:
-            what = _late(what)
-        meter.left, meter.what = units, what
-        try:
-            st._chance(step, None)
-        finally:
-            st._work_left -= units - meter.left
-            meter.left, meter.what = old, old_what
-        return not st.over and len(st._stack) == 1
+        while st._stack and st._stack[0].role == "setup":
+            step = st._pending_chance
+            if step is None or st._pending is not None:
+                return False
+            old, old_what = meter.left, meter.what
+            units, what = st._work_left, _CALLS["resolve_chance"]
+            if units >= budget.WORK_PER_CALL:
+                units = budget.WORK_PER_CALL
+            else:
+                what = _late(what)
+            meter.left, meter.what = units, what
+            try:
+                st._chance(step, None)
+            finally:
+                st._work_left -= units - meter.left
+                meter.left, meter.what = old, old_what
+        return not st.over
 
 
 #: Random._randbelow of a plain Random, and the type of its C methods: what the flat code
@@ -574,13 +575,83 @@ class _Gen:
             return V(self.text(self.ex(args[0], env)), STR)
         if name == "join" and len(args) == 2:
             return self._join(args, env)
-        if name == "range" and len(args) == 1 and gen is None and args[0].type is INT:
-            # range(n) over an int a building block bounds (as its `size`)
-            n = self.ex(args[0], env)
-            if n.size is None or n.size > budget.MAX_LIST:
-                raise Uncovered("range() of a number the game does not bound")
-            return V(f"list(range({n.need()}))", node.type, size=n.size)
+        if name == "range" and 1 <= len(args) <= 3 and gen is None:
+            return self._range(node, env)
         raise Uncovered(f"the function {name}()")
+
+    def _range(self, node: Any, env: dict[str, V]) -> V:
+        """range() whose length the game bounds: range(n) of an int a building block bounds
+        (as its `size`), or one whose stop is at most what an expression of constants,
+        params and player_count can be (`bounds`), less the least its start can be (0 where
+        that is not known). The list is as long as that at most, or the game is given back
+        (a start below what was assumed, a step that is not positive: the machine's)."""
+        args = node.kids
+        vals = [self.ex(a, env) for a in args]
+        if len(args) == 1 and vals[0].size is not None:
+            if vals[0].size > budget.MAX_LIST:
+                raise Uncovered("range() of a number the game does not bound")
+            return V(f"list(range({vals[0].need()}))", node.type, size=vals[0].size)
+        stop = self.bounds(args[0 if len(args) == 1 else 1], env)[1]
+        start = 0 if len(args) == 1 else self.bounds(args[0], env)[0]
+        if stop is None:
+            raise Uncovered("range() of a number the game does not bound")
+        cap = max(stop - (0 if start is None else start), 0)
+        if cap > budget.MAX_LIST:
+            raise Uncovered("range() of a number the game does not bound")
+        self.longest = max(self.longest, cap)  # the machine's range_list charges its length
+        srcs = ", ".join(v.need() for v in vals)
+        return V(f"{self.w.c(_range)}({cap}, {srcs})", node.type, size=cap)
+
+    def bounds(self, node: Any, env: dict[str, V]) -> tuple[int | None, int | None]:
+        """The least and the most a whole number can be (None: not known), from what the
+        game fixes: constants and params, the number of players, a list of the file's
+        numbers indexed, defines of those, and sums, differences and products of them."""
+        op = node.op
+        if op == "const":
+            v = node.value
+            if v.__class__ is int or v.__class__ is bool:
+                return int(v), int(v)
+            return None, None
+        if op == "global":
+            name, glob = node.data
+            if glob.src == "st.n":
+                return self.game.min_players, self.game.max_players
+            define = self.defines.get(name)
+            if (define is not None and not define[0] and glob.var is None
+                    and self.game.scope.globals.get(name) is glob
+                    and name not in self._defining and getattr(define[1], "node", None)
+                    and len(self._defining) < MOST_DEFINES_DEEP):
+                self._defining.add(name)
+                try:
+                    return self.bounds(define[1].node, {})
+                finally:
+                    self._defining.discard(name)
+            return None, None
+        if op == "local":
+            v = env.get(node.data)
+            return (None, v.size) if v is not None and v.type is INT else (None, None)
+        if op == "index" and node.kids[0].op == "const":
+            xs = node.kids[0].value
+            if isinstance(xs, list) and xs and all(x.__class__ is int for x in xs):
+                return min(xs), max(xs)
+            return None, None
+        if op == "cond":
+            (a, b), (c, d) = (self.bounds(k, env) for k in (node.kids[0], node.kids[2]))
+            return (None if a is None or c is None else min(a, c),
+                    None if b is None or d is None else max(b, d))
+        if op == "binop" and node.data in ("+", "-", "*"):
+            (a, b), (c, d) = (self.bounds(k, env) for k in node.kids)
+            if node.data == "+":
+                return (None if a is None or c is None else a + c,
+                        None if b is None or d is None else b + d)
+            if node.data == "-":
+                return (None if a is None or d is None else a - d,
+                        None if b is None or c is None else b - c)
+            if None in (a, b, c, d):
+                return None, None
+            products = [a * c, a * d, b * c, b * d]
+            return min(products), max(products)
+        return None, None
 
     def _join(self, args: list, env: dict[str, V]) -> V:
         """join(sep, xs) of whole numbers or texts, by the function the machine calls for
@@ -1397,6 +1468,15 @@ _BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, 
 
 class Over(Exception):
     """The game ended within a turn (`finish: now`)."""
+
+
+def _range(cap: int, *args: int) -> list[int]:
+    """range() as the machine's list, given back when longer than the flat play bounded it
+    (see _Gen._range)."""
+    r = range(*args)
+    if len(r) > cap:
+        raise GiveBack
+    return list(r)
 
 
 def build(game: Any) -> tuple[FlatGame | None, str]:
