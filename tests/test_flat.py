@@ -451,3 +451,106 @@ def test_a_range_longer_than_its_bound_gives_the_game_back(tmp_path: Path) -> No
     for seed in range(20):
         assert _play(game, 2, seed, False, made) == _play(game, 2, seed, False, None), seed
     assert 0 < len(finished) < 20
+
+
+DECK_GAME = """rulekit: 1
+name: Tops
+players: {min: 2, max: 4}
+vars:
+  points: {per: player, init: 0}
+components:
+  cards:
+    kind: deck
+    suits: [C, D, H, S]
+    ranks: [2, 3, 4, 5, 6]
+    zones:
+      stock: {seen_by: nobody}
+      up: {}
+      trick: {}
+      hand: {per: player, seen_by: owner, sorted: true}
+      won: {per: player}
+    deal: {to: hand, count: "2 + turn % 2", rest: stock}
+  plays: {kind: list, items: int, max_size: 4}
+define:
+  trump: "cards.up.first.suit if cards.up.size > 0 else ''"
+flow:
+  turn:
+    - deal: cards
+    - draw_card: {from: cards.stock, to: cards.up}
+    - choose:
+        options:
+          - for: "c in player.cards.hand.follow(trump)"
+            label: "{c}"
+            do:
+              - move_card: {from: player.cards.hand, card: c, to: cards.trick}
+              - append: {list: plays, value: c.value}
+    - shuffle: cards
+    - draw_card: {from: cards.stock, to: cards.trick, count: 2}
+    - choose:
+        options:
+          - for: "c in player.cards.hand.of_suit(cards.trick.last.suit)"
+            label: "{c}"
+            do:
+              - move_card: {from: player.cards.hand, card: c, to: cards.trick}
+          - label: pass
+            if: "not player.cards.hand.has_suit(cards.trick.last.suit)"
+    - say: "trick {join(' ', [c.name for c in cards.trick.cards])}, plays {plays.size}"
+    - add: {active.points: "cards.trick.winner(trump) + plays.items[0]
+                            + (1 if cards.trick.holds(cards.card('4H')) else 0)"}
+    - move_all: {from: cards.trick, to: active.cards.won}
+    - clear_list: {list: plays}
+end:
+  when: "turn >= 6"
+score: "player.points + player.cards.won.size"
+"""
+
+
+def test_deals_shuffles_and_tricks_play_the_machines_games(tmp_path: Path) -> None:
+    """Each turn deals the deck anew (a count that follows the turn), turns a card up,
+    shuffles the stock, plays cards from sorted hidden hands to a trick and gives it to
+    a player: every game is played flat to the end, each deal and shuffle the machine's
+    (the hands, the stock and the log), at every player count, as a playout and a study."""
+    path = tmp_path / "tops.yaml"
+    path.write_text(DECK_GAME)
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for players in (2, 3, 4):
+        for seed in range(8):
+            for study in (False, True):
+                assert _play(game, players, seed, study, made) == \
+                    _play(game, players, seed, study, None), (players, seed, study)
+    assert len(finished) == 3 * 8 * 2
+    st = game.new_game(players=3, seed=5)
+    st.playout(random.Random(2))
+    deals = [e["outcome"] for e in st.log if e.get("chance") == "deal"]
+    assert len(deals) == 5 and all(len(set(d)) == 20 for d in deals)  # the whole deck
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('count: "2 + turn % 2"', 'count: "2 + turn"', "do not fit a deck"),
+    ("move_card: {from: player.cards.hand, card: c, to: cards.trick}\n              - append",
+     "move_card: {from: cards.stock, card: c, to: cards.trick}\n              - append",
+     "does not hold"),
+])
+def test_a_deck_rule_that_breaks_fails_as_on_the_machine(tmp_path: Path, old: str, new: str,
+                                                         message: str) -> None:
+    """A deal of more cards than the deck has, a card moved from a zone that does not hold
+    it: the flat play gives the game back, and the machine fails at the same place with
+    its own message and log."""
+    assert old in DECK_GAME
+    path = tmp_path / "broken.yaml"
+    path.write_text(DECK_GAME.replace(old, new))
+    game = rulekit.load_game(str(path))
+    assert game.flat is not None
+    failures = []
+    for use in (game.flat, None):
+        game.__dict__["flat"] = use
+        st = game.new_game(players=4, seed=4)
+        with pytest.raises(RulekitError) as info:
+            st.playout(random.Random(9))
+        failures.append((str(info.value), st.log, st.turn))
+    game.__dict__.pop("flat", None)
+    assert failures[0] == failures[1]
+    assert message in failures[0][0]

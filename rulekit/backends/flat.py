@@ -435,6 +435,10 @@ class _Gen:
             return V(f"({left.need()} {op} {right.need()})", node.type)
         if op in ("==", "!=") and left.type is STR and right.type is STR:
             return V(f"({left.need()} {op} {right.need()})", node.type)
+        if op == "+" and left.type is STR and right.type is STR:
+            # runtime.concat_str's charge, at most MAX_STR >> 4 a time: bounded as scans
+            self.scans += (budget.MAX_STR >> 4) // UNITS_PER_SCAN + 1
+            return V(f"{self.w.c(_concat)}({left.need()}, {right.need()})", STR)
         if op in ("in", "not in") and isinstance(right.type, ListT) and (
                 left.type in (INT, STR, BOOL) or left.kind is not None
                 and getattr(left.kind, "flat_same", None) and left.kind.flat_same(left.type)):
@@ -1468,6 +1472,13 @@ _BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, 
 
 class Over(Exception):
     """The game ended within a turn (`finish: now`)."""
+
+
+def _concat(a: str, b: str) -> str:
+    """`+` on texts, given back where the machine's would be too long (runtime.concat_str)."""
+    if len(a) + len(b) > budget.MAX_STR:
+        raise GiveBack
+    return a + b
 
 
 def _range(cap: int, *args: int) -> list[int]:
