@@ -9,6 +9,7 @@ that writes one comparison wrong is caught.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")
 #: the games the flat backend must cover (a change that drops one fails here)
 COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "domino7.yaml", "domino-fives.yaml",
            "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml", "connect-four.yaml",
-           "liars-dice.yaml"}
+           "liars-dice.yaml", "oh-hell.yaml"}
 
 
 def _outcome(st: rulekit.State, with_log: bool) -> tuple:
@@ -159,7 +160,6 @@ def test_domino_playouts_run_on_the_flat_path(name: str) -> None:
 def _shape(source: str) -> list[tuple[int, str]]:
     """The source's tokens, the generator's own numbered names made anonymous."""
     import io
-    import re
     import tokenize
     out = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -554,3 +554,52 @@ def test_a_deck_rule_that_breaks_fails_as_on_the_machine(tmp_path: Path, old: st
     game.__dict__.pop("flat", None)
     assert failures[0] == failures[1]
     assert message in failures[0][0]
+
+
+@pytest.mark.parametrize("name", ["connect-four.yaml", "liars-dice.yaml", "oh-hell.yaml"])
+def test_an_example_given_back_mid_way_is_the_machines(name: str) -> None:
+    """The flat play made to give the game back after its first, fourth or fifteenth
+    decision (in Oh Hell within a deal: its order, the bids and the tricks so far): the
+    engine replays its moves (a deal from the order the flat play recorded) and plays on,
+    and the game is the machine's, its log, scores and counts."""
+    game = rulekit.load_game(str(GAMES / "examples" / name))
+    made = game.flat
+    assert made is not None
+    for stop in (1, 4, 15):
+        source = re.sub(r"^( *)moves\.append\(i\)$",
+                        rf"\g<0>\n\g<1>if made >= {stop}: raise GiveBack", made.source,
+                        flags=re.M)
+        assert source != made.source
+        early = flat.load(game, source, made.consts, made.entries, made.decisions)
+        for seed in range(3):
+            for study in (False, True):
+                assert _play(game, game.max_players, seed, study, early) == \
+                    _play(game, game.max_players, seed, study, None), (stop, seed, study)
+
+
+def test_oh_hell_deals_bids_and_tricks_on_the_flat_path() -> None:
+    """Every deal of Oh Hell on the flat path: the deck shuffled as the machine shuffles
+    it, a bid from each player after the dealer, every card of the hands played to the
+    tricks (one forced when a player holds one card that may follow), all in the
+    machine's log."""
+    game = rulekit.load_game(str(GAMES / "examples" / "oh-hell.yaml"))
+    finished = _finished(game.flat)
+    hands = [7, 6, 5, 4, 3, 2, 1]
+    for players in (3, 7):
+        st = game.new_game(players=players, seed=11)
+        st.playout(random.Random(4))
+        assert finished[-1] is not None
+        game.__dict__["flat"] = None
+        try:
+            again = game.new_game(players=players, seed=11)
+            again.playout(random.Random(4))
+        finally:
+            game.__dict__.pop("flat", None)
+        assert (st.log, st.scores()) == (again.log, again.scores())
+        deals = [e["outcome"] for e in st.log if e.get("chance") == "deal"]
+        assert len(deals) == len(hands) and all(len(set(d)) == 52 for d in deals)
+        bids = [e for e in st.log if str(e.get("action", "")).startswith("bid ")]
+        assert len(bids) == players * len(hands)
+        cards = [e for e in st.log if "action" in e and not e["action"].startswith("bid ")]
+        assert len(cards) == players * sum(hands)
+        assert any(e.get("forced") for e in cards)

@@ -978,6 +978,8 @@ class _Gen:
             return 1
         if kind is S.ForEach and step.pure:
             return self.for_each(step, env, d, None)
+        if kind is S.ForEach and framed:  # each round a frame, as at a frame's level
+            return 1 + self.for_each(step, env, d, True)
         if kind is S.Together:
             return self.together(step, env, d)
         if kind is S.Choose:
@@ -1173,17 +1175,30 @@ class _Gen:
         if step.none is not None or step.auto:
             return self.choose_framed(step, env, d, True)
         w = self.w
-        if not step.active or step.auto:
-            raise Uncovered("a `choose` by someone other than the active player, or `auto`")
-        w.add(d, "seat = active")
-        made = self.options(step, env, "seat", d)
+        seat = self.chooser(step, env, d)
+        made = self.options(step, env, seat, d)
         w.add(d, "if not out:")
-        if step.none is None:
-            w.add(d + 1, "raise GiveBack")
-            self.pick(d)
-            self.effects(made, "seat", d)
-            return 1
-        raise Uncovered("a `choose` with `none:` steps")
+        w.add(d + 1, "raise GiveBack")
+        self.pick(d)
+        self.effects(made, seat, d)
+        return 1
+
+    def chooser(self, step: Any, env: dict[str, V], d: int) -> str:
+        """The seat that decides a `choose`: the active player's, or what its `who` gives,
+        worked out as Choose.run does, into a name of its own (the steps of an option may
+        ask another player)."""
+        if step.active:
+            self.w.add(d, "seat = active")
+            return "seat"
+        who = getattr(step, "who_gen", None)
+        if who is None:
+            raise Uncovered("a `choose` by someone other than the active player")
+        v = self.expr(who, env)
+        if v.kind is not None or not (isinstance(v.type, ObjT) and v.type.name == "Player"):
+            raise Uncovered("a `choose` by this value")
+        seat = self.w.t("seat")
+        self.w.add(d, f"{seat} = {v.need()}")
+        return seat
 
     # ---- frames: what the machine runs as steps of a frame it pushes -------------------------
     def frame(self, steps: tuple, env: dict[str, V], d: int, checks: bool) -> int:
@@ -1276,12 +1291,10 @@ class _Gen:
         otherwise a decision, whose option's steps run at once if they are all effects and
         as a frame if not. Returns the most steps counted."""
         w = self.w
-        if not step.active:
-            raise Uncovered("a `choose` by someone other than the active player")
         if self.game.check_effects:
             raise Uncovered("`check: effects` with a `choose` that has `none:` or `auto`")
-        w.add(d, "seat = active")
-        made = self.options(step, env, "seat", d)
+        seat = self.chooser(step, env, d)
+        made = self.options(step, env, seat, d)
         none = 0
         w.add(d, "if not out:")
         if step.none is None:
@@ -1295,14 +1308,14 @@ class _Gen:
         if step.auto:
             w.add(d + 1, "if len(out) == 1:")
             w.add(d + 2, "which, pl = out[0]")  # the engine's replay logs it as forced
-            forced = self.option_steps(made, "seat", d + 2, True)
+            forced = self.option_steps(made, seat, d + 2, True)
             w.add(d + 2, "pass")
             w.add(d + 1, "else:")
             e = d + 2
         self.pick(e)
         if self.calls:
             w.add(e, "cw = TURN_WORK")  # a decision: the next call begins
-        picked = self.option_steps(made, "seat", e, False)
+        picked = self.option_steps(made, seat, e, False)
         w.add(e, "pass")
         return 1 + max(none, forced, picked)
 
