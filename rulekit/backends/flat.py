@@ -199,9 +199,13 @@ class FlatGame:
             else:
                 what = _late(what)
             meter.left, meter.what = units, what
+            # the decision it runs on to is made as random play makes one (as records: the
+            # flat play asks it anew)
+            st._playing = True
             try:
                 st._chance(step, None)
             finally:
+                st._playing = False
                 st._work_left -= units - meter.left
                 meter.left, meter.what = old, old_what
         return not st.over
