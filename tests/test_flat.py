@@ -603,3 +603,20 @@ def test_oh_hell_deals_bids_and_tricks_on_the_flat_path() -> None:
         cards = [e for e in st.log if "action" in e and not e["action"].startswith("bid ")]
         assert len(cards) == players * sum(hands)
         assert any(e.get("forced") for e in cards)
+
+
+def test_hostile_card_names_do_not_change_the_deck_games_module(tmp_path: Path) -> None:
+    """A suit whose name looks like code is a constant of the flat module, as row and die
+    names are: the module has the same tokens, and the game plays as on the machine."""
+    evil = "C') or __import__('os').system('id') or ('"
+    sources = []
+    for name, suit in (("plain", "C"), ("hostile", evil)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(DECK_GAME.replace("suits: [C, D, H, S]", f'suits: ["{suit}", D, H, S]'))
+        made, source = flat.build(rulekit.load_game(str(path)))
+        assert made is not None, source
+        sources.append(source)
+    assert _shape(sources[0]) == _shape(sources[1])
+    assert "import" not in sources[1] and "system" not in sources[1]
+    game = rulekit.load_game(str(tmp_path / "hostile.yaml"))
+    assert _play(game, 3, 2, False, game.flat) == _play(game, 3, 2, False, None)
