@@ -404,8 +404,9 @@ class _Gen:
 
     def _cond(self, node: Any, env: dict[str, V]) -> V:
         a, c, b = (self.ex(k, env) for k in node.kids)
-        return V(f"({a.need()} if {c.need()} else {b.need()})", node.type,
-                 size=max(a.size or 0, b.size or 0) or None)
+        # bounded where both branches are (a bound of one is none of the other's)
+        size = None if a.size is None or b.size is None else max(a.size, b.size)
+        return V(f"({a.need()} if {c.need()} else {b.need()})", node.type, size=size)
 
     def _and(self, node: Any, env: dict[str, V]) -> V:
         return self._boolop(node, env, " and ")
