@@ -496,7 +496,9 @@ flow:
             if: "not player.cards.hand.has_suit(cards.trick.last.suit)"
     - say: "trick {join(' ', [c.name for c in cards.trick.cards])}, plays {plays.size}"
     - add: {active.points: "cards.trick.winner(trump) + plays.items[0]
-                            + (1 if cards.trick.holds(cards.card('4H')) else 0)"}
+                            + (1 if cards.trick.holds(cards.card('4H')) else 0)
+                            + (2 if cards.trick.first == cards.card('2C') else 0)
+                            + (4 if cards.up.last != none else 0)"}
     - move_all: {from: cards.trick, to: active.cards.won}
     - clear_list: {list: plays}
 end:

@@ -440,6 +440,9 @@ class _Gen:
             return V(f"({left.need()} {op} {right.need()})", node.type)
         if op in ("==", "!=") and left.type is STR and right.type is STR:
             return V(f"({left.need()} {op} {right.need()})", node.type)
+        if op in ("==", "!=") and self._own(left) and self._own(right):
+            # the machine's own objects (cards, tiles), or none: compared as the machine does
+            return V(f"({left.need()} {op} {right.need()})", node.type)
         if op == "+" and left.type is STR and right.type is STR:
             # runtime.concat_str's charge, at most MAX_STR >> 4 a time: bounded as scans
             self.scans += (budget.MAX_STR >> 4) // UNITS_PER_SCAN + 1
@@ -459,6 +462,14 @@ class _Gen:
             return V(f"({left.need()} + {right.need()})", node.type,
                      size=left.size + right.size, elem=elem)
         raise Uncovered(f"'{op}' on {left.type.name} and {right.type.name}")
+
+    @staticmethod
+    def _own(v: V) -> bool:
+        """Whether `v` is none or the machine's own object (see a kind's `flat_same`)."""
+        if v.src == "None":
+            return True
+        same = getattr(v.kind, "flat_same", None)
+        return same is not None and same(v.type)
 
     def _emptiness(self, node: Any, env: dict[str, V]) -> V | None:
         """`len(xs) > 0`, `len(xs) != 0` and `len(xs) == 0` of a list or text, as its
