@@ -364,6 +364,11 @@ flow:
             do:
               - clear_cell: {grid: board, row: 0, column: c}
               - add: {cleared: 1}
+          - for: "c in [0, 1, 2]"
+            if: "board.height(c) >= 2"
+            label: "drop {c}"
+            do:
+              - drop: {grid: board, column: c, piece: "board.pieces[active.seat]"}
           - label: "stack"
             if: "not board.is_empty(2, 2)"
             do:
@@ -379,16 +384,17 @@ score: "board.count(board.pieces[player.seat])"
 
 
 def test_a_grid_placed_and_cleared_plays_the_machines_games(tmp_path: Path) -> None:
-    """Pieces placed in cells, cells read and cleared; an option that places a piece in a
-    taken cell breaks the rule: the flat play gives such a game back, and the machine
-    fails at the same move with its own message."""
+    """Pieces placed in cells, dropped into columns, read and cleared; an option that
+    places a piece in a taken cell or drops one into a full column breaks the rule: the
+    flat play gives such a game back, and the machine fails at the same move with its own
+    message."""
     path = tmp_path / "corners.yaml"
     path.write_text(GRID_GAME)
     game = rulekit.load_game(str(path))
     made = game.flat
     assert made is not None, flat.build(game)[1]
     finished = _finished(made)
-    broken = 0
+    broken = set()
     for players in (2, 3):
         for seed in range(30):
             outcomes = []
@@ -398,8 +404,9 @@ def test_a_grid_placed_and_cleared_plays_the_machines_games(tmp_path: Path) -> N
                 except RulekitError as exc:
                     outcomes.append(str(exc))
             assert outcomes[0] == outcomes[1], (players, seed)
-            broken += isinstance(outcomes[0], str)
-    assert 0 < broken and 0 < len(finished) < 60
+            if isinstance(outcomes[0], str):
+                broken.add("full" if "is full" in outcomes[0] else "taken")
+    assert broken == {"full", "taken"} and 0 < len(finished) < 60
 
 
 @pytest.mark.parametrize("numdice", [5, 2])
