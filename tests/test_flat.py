@@ -537,6 +537,23 @@ def test_deals_shuffles_and_tricks_play_the_machines_games(tmp_path: Path) -> No
     assert len(deals) == 5 and all(len(set(d)) == 20 for d in deals)  # the whole deck
 
 
+def test_a_game_dealt_in_its_setup_plays_its_turns_flat(tmp_path: Path) -> None:
+    """A deal in the setup as well: the machine resolves it, runs on to the first turn's
+    deal, and the flat play takes the game from there, the machine's game."""
+    path = tmp_path / "dealt.yaml"
+    path.write_text(DECK_GAME.replace("flow:\n  turn:", "flow:\n  setup:\n    - deal: cards\n"
+                                      "  turn:"))
+    assert "setup:" in path.read_text()
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for seed in range(6):
+        for study in (False, True):
+            assert _play(game, 3, seed, study, made) == _play(game, 3, seed, study, None)
+    assert len(finished) == 12
+
+
 @pytest.mark.parametrize("old, new, message", [
     ('count: "2 + turn % 2"', 'count: "2 + turn"', "do not fit a deck"),
     ("move_card: {from: player.cards.hand, card: c, to: cards.trick}\n              - append",

@@ -137,7 +137,7 @@ class FlatGame:
         The moves are recorded, not logged: with `log`, the state's log is written from
         them when it is read (State.log); without, they are left out of it."""
         stack = st._stack
-        if self.decisions and stack and stack[0].role == "setup" and not self._deal(st):
+        if stack and stack[0].role == "setup" and not self._deal(st):
             return None
         stack = st._stack
         if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
@@ -182,11 +182,11 @@ class FlatGame:
 
     @staticmethod
     def _deal(st: Any) -> bool:
-        """A game whose turns begin with a decision stands, when it is made, at a chance
-        step of its setup (the deal, a roll of each player's dice): the machine resolves
-        the setup's chance steps as a playout's moves do (each its draw, its log, its
-        budget of one call), and runs on to the first turn's decision, where the flat play
-        starts. False where the setup asks a decision or the game ends in it."""
+        """A game whose setup has chance steps (the deal, a roll of each player's dice)
+        stands, when it is made, at one of them: the machine resolves the setup's chance
+        steps as a playout's moves do (each its draw, its log, its budget of one call), and
+        runs on to the first turn's decision or chance step, where the flat play starts.
+        False where the setup asks a decision or the game ends in it."""
         meter = budget.meter()
         while st._stack and st._stack[0].role == "setup":
             step = st._pending_chance
