@@ -9,6 +9,7 @@ that writes one comparison wrong is caught.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ FILES = sorted(p for p in [*GAMES.glob("*.yaml"), *GAMES.glob("examples/*.yaml")
                if not p.name.endswith(".tests.yaml"))
 #: the games the flat backend must cover (a change that drops one fails here)
 COVERED = {"qwixx.yaml", "qwixx-any-order.yaml", "domino7.yaml", "domino-fives.yaml",
-           "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml"}
+           "levelx.yaml", "levelx-long.yaml", "levelx-block.yaml", "connect-four.yaml",
+           "liars-dice.yaml", "oh-hell.yaml"}
 
 
 def _outcome(st: rulekit.State, with_log: bool) -> tuple:
@@ -119,10 +121,11 @@ def test_compile_shows_the_flat_module_or_why_not() -> None:
     shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "qwixx.yaml")])
     assert shown.exit_code == 0
     assert "def play(" in shown.output and "takes this function" in shown.output
-    why = runner.invoke(main, ["compile", "--backend", "flat",
-                               str(GAMES / "examples" / "connect-four.yaml")])
+    left = next(p for p in FILES if p.name not in COVERED)
+    reason = flat.build(rulekit.load_game(str(left)))[1]
+    why = runner.invoke(main, ["compile", "--backend", "flat", str(left)])
     assert why.exit_code == 0
-    assert "engine's path" in why.output and "grid" in why.output
+    assert "engine's path" in why.output and reason in why.output
     shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "domino7.yaml")])
     assert shown.exit_code == 0
     assert "top-level decision takes this function" in shown.output
@@ -166,7 +169,6 @@ def test_domino_playouts_run_on_the_flat_path(name: str) -> None:
 def _shape(source: str) -> list[tuple[int, str]]:
     """The source's tokens, the generator's own numbered names made anonymous."""
     import io
-    import re
     import tokenize
     out = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -330,3 +332,329 @@ def test_a_playout_from_a_copy_in_progress_is_the_machines(name: str) -> None:
                 finally:
                     game.__dict__.pop("flat", None)
             assert played[0] == played[1], (seed, study)
+
+
+@pytest.mark.parametrize("overrides, reason", [({}, "line"),
+                                               ({"rows": 2, "columns": 2, "line": 3}, "full")])
+def test_connect_four_ends_on_the_flat_path_as_on_the_machine(overrides: dict,
+                                                              reason: str) -> None:
+    """Pieces dropped into columns until four stand in a line (or, on a board too small
+    for one, until it is full): every game is played to its end by the flat function,
+    with the machine's log, winner and scores."""
+    game = rulekit.load_game(str(GAMES / "examples" / "connect-four.yaml"), overrides)
+    made = game.flat
+    assert made is not None and made.decisions
+    finished = _finished(made)
+    for seed in range(10):
+        played = _play(game, 2, seed, False, made)
+        assert played == _play(game, 2, seed, False, None), seed
+        log, scores, end_reason = played[0], played[1], played[6]
+        assert end_reason == reason and log
+        assert sorted(scores) == ([-1, 1] if reason == "line" else [0, 0])
+    assert len(finished) == 10
+
+
+GRID_GAME = """rulekit: 1
+name: Corners
+players: {min: 2, max: 3}
+components:
+  board: {kind: grid, rows: 3, columns: 3, pieces: [a, b, c]}
+vars:
+  cleared: {init: 0}
+flow:
+  turn:
+    - choose:
+        options:
+          - for: "r in [0, 1, 2], c in [0, 1, 2]"
+            if: "board.is_empty(r, c)"
+            label: "put {r} {c}"
+            do:
+              - place: {grid: board, row: r, column: c, piece: "board.pieces[active.seat]"}
+          - for: "c in [0, 1, 2]"
+            if: "board.height(c) >= 2 and board.at(0, c) == board.pieces[active.seat]"
+            label: "clear {c}"
+            do:
+              - clear_cell: {grid: board, row: 0, column: c}
+              - add: {cleared: 1}
+          - for: "c in [0, 1, 2]"
+            if: "board.height(c) >= 2"
+            label: "drop {c}"
+            do:
+              - drop: {grid: board, column: c, piece: "board.pieces[active.seat]"}
+          - label: "stack"
+            if: "not board.is_empty(2, 2)"
+            do:
+              - place: {grid: board, row: 2, column: 2, piece: "'a'"}
+end:
+  when:
+    three: "board.count('a') >= 3 or board.empty_count == 0 or cleared >= 3"
+  text:
+    three: "done"
+  finish: now
+score: "board.count(board.pieces[player.seat])"
+"""
+
+
+def test_a_grid_placed_and_cleared_plays_the_machines_games(tmp_path: Path) -> None:
+    """Pieces placed in cells, dropped into columns, read and cleared; an option that
+    places a piece in a taken cell or drops one into a full column breaks the rule: the
+    flat play gives such a game back, and the machine fails at the same move with its own
+    message."""
+    path = tmp_path / "corners.yaml"
+    path.write_text(GRID_GAME)
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    broken = set()
+    for players in (2, 3):
+        for seed in range(30):
+            outcomes = []
+            for use in (made, None):
+                try:
+                    outcomes.append(_play(game, players, seed, False, use))
+                except RulekitError as exc:
+                    outcomes.append(str(exc))
+            assert outcomes[0] == outcomes[1], (players, seed)
+            if isinstance(outcomes[0], str):
+                broken.add("full" if "is full" in outcomes[0] else "taken")
+    assert broken == {"full", "taken"} and 0 < len(finished) < 60
+
+
+@pytest.mark.parametrize("numdice", [5, 2])
+def test_liars_dice_bids_and_calls_on_the_flat_path(numdice: int) -> None:
+    """Bids from range(last bid + 1, all the dice's faces) until someone calls: the call
+    counts only the dice left in each cup (with fewer dice, the others left the game in
+    the setup), and every game ends on the flat path with the machine's log and scores."""
+    game = rulekit.load_game(str(GAMES / "examples" / "liars-dice.yaml"),
+                             {"numdice": numdice})
+    made = game.flat
+    assert made is not None and made.decisions
+    finished = _finished(made)
+    for seed in range(10):
+        played = _play(game, 2, seed, False, made)
+        assert played == _play(game, 2, seed, False, None), seed
+        assert "calls liar" in str(played[0]) and sorted(played[1]) == [-1, 1]
+    assert len(finished) == 10
+
+
+RANGE_GAME = """rulekit: 1
+name: Slide
+players: {min: 2, max: 2}
+vars:
+  low: {init: 2}
+flow:
+  turn:
+    - choose:
+        options:
+          - for: "b in range(low, 4)"
+            label: "take {b}"
+            do:
+              - set: {low: "b - 1"}
+end:
+  when: "turn >= 5"
+score: "low"
+"""
+
+
+def test_a_range_longer_than_its_bound_gives_the_game_back(tmp_path: Path) -> None:
+    """range(low, 4) is bounded as if `low` were never below 0; when it is, the list is
+    longer than that and the flat play hands the game to the machine, which plays it on:
+    the same games either way, some of them played flat to the end."""
+    path = tmp_path / "slide.yaml"
+    path.write_text(RANGE_GAME)
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for seed in range(20):
+        assert _play(game, 2, seed, False, made) == _play(game, 2, seed, False, None), seed
+    assert 0 < len(finished) < 20
+
+
+DECK_GAME = """rulekit: 1
+name: Tops
+players: {min: 2, max: 4}
+vars:
+  points: {per: player, init: 0}
+components:
+  cards:
+    kind: deck
+    suits: [C, D, H, S]
+    ranks: [2, 3, 4, 5, 6]
+    zones:
+      stock: {seen_by: nobody}
+      up: {}
+      trick: {}
+      hand: {per: player, seen_by: owner, sorted: true}
+      won: {per: player}
+    deal: {to: hand, count: "2 + turn % 2", rest: stock}
+  plays: {kind: list, items: int, max_size: 4}
+define:
+  trump: "cards.up.first.suit if cards.up.size > 0 else ''"
+flow:
+  turn:
+    - deal: cards
+    - draw_card: {from: cards.stock, to: cards.up}
+    - choose:
+        options:
+          - for: "c in player.cards.hand.follow(trump)"
+            label: "{c}"
+            do:
+              - move_card: {from: player.cards.hand, card: c, to: cards.trick}
+              - append: {list: plays, value: c.value}
+    - shuffle: cards
+    - draw_card: {from: cards.stock, to: cards.trick, count: 2}
+    - choose:
+        options:
+          - for: "c in player.cards.hand.of_suit(cards.trick.last.suit)"
+            label: "{c}"
+            do:
+              - move_card: {from: player.cards.hand, card: c, to: cards.trick}
+          - label: pass
+            if: "not player.cards.hand.has_suit(cards.trick.last.suit)"
+    - say: "trick {join(' ', [c.name for c in cards.trick.cards])}, plays {plays.size}"
+    - add: {active.points: "cards.trick.winner(trump) + plays.items[0]
+                            + (1 if cards.trick.holds(cards.card('4H')) else 0)
+                            + (2 if cards.trick.first == cards.card('2C') else 0)
+                            + (4 if cards.up.last != none else 0)"}
+    - move_all: {from: cards.trick, to: active.cards.won}
+    - clear_list: {list: plays}
+end:
+  when: "turn >= 6"
+score: "player.points + player.cards.won.size"
+"""
+
+
+def test_deals_shuffles_and_tricks_play_the_machines_games(tmp_path: Path) -> None:
+    """Each turn deals the deck anew (a count that follows the turn), turns a card up,
+    shuffles the stock, plays cards from sorted hidden hands to a trick and gives it to
+    a player: every game is played flat to the end, each deal and shuffle the machine's
+    (the hands, the stock and the log), at every player count, as a playout and a study."""
+    path = tmp_path / "tops.yaml"
+    path.write_text(DECK_GAME)
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for players in (2, 3, 4):
+        for seed in range(8):
+            for study in (False, True):
+                assert _play(game, players, seed, study, made) == \
+                    _play(game, players, seed, study, None), (players, seed, study)
+    assert len(finished) == 3 * 8 * 2
+    st = game.new_game(players=3, seed=5)
+    st.playout(random.Random(2))
+    deals = [e["outcome"] for e in st.log if e.get("chance") == "deal"]
+    assert len(deals) == 5 and all(len(set(d)) == 20 for d in deals)  # the whole deck
+
+
+def test_a_game_dealt_in_its_setup_plays_its_turns_flat(tmp_path: Path) -> None:
+    """A deal in the setup as well: the machine resolves it, runs on to the first turn's
+    deal, and the flat play takes the game from there, the machine's game."""
+    path = tmp_path / "dealt.yaml"
+    path.write_text(DECK_GAME.replace("flow:\n  turn:", "flow:\n  setup:\n    - deal: cards\n"
+                                      "  turn:"))
+    assert "setup:" in path.read_text()
+    game = rulekit.load_game(str(path))
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for seed in range(6):
+        for study in (False, True):
+            assert _play(game, 3, seed, study, made) == _play(game, 3, seed, study, None)
+    assert len(finished) == 12
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('count: "2 + turn % 2"', 'count: "2 + turn"', "do not fit a deck"),
+    ("move_card: {from: player.cards.hand, card: c, to: cards.trick}\n              - append",
+     "move_card: {from: cards.stock, card: c, to: cards.trick}\n              - append",
+     "does not hold"),
+])
+def test_a_deck_rule_that_breaks_fails_as_on_the_machine(tmp_path: Path, old: str, new: str,
+                                                         message: str) -> None:
+    """A deal of more cards than the deck has, a card moved from a zone that does not hold
+    it: the flat play gives the game back, and the machine fails at the same place with
+    its own message and log."""
+    assert old in DECK_GAME
+    path = tmp_path / "broken.yaml"
+    path.write_text(DECK_GAME.replace(old, new))
+    game = rulekit.load_game(str(path))
+    assert game.flat is not None
+    failures = []
+    for use in (game.flat, None):
+        game.__dict__["flat"] = use
+        st = game.new_game(players=4, seed=4)
+        with pytest.raises(RulekitError) as info:
+            st.playout(random.Random(9))
+        failures.append((str(info.value), st.log, st.turn))
+    game.__dict__.pop("flat", None)
+    assert failures[0] == failures[1]
+    assert message in failures[0][0]
+
+
+@pytest.mark.parametrize("name", ["connect-four.yaml", "liars-dice.yaml", "oh-hell.yaml"])
+def test_an_example_given_back_mid_way_is_the_machines(name: str) -> None:
+    """The flat play made to give the game back after its first, fourth or fifteenth
+    decision (in Oh Hell within a deal: its order, the bids and the tricks so far): the
+    engine replays its moves (a deal from the order the flat play recorded) and plays on,
+    and the game is the machine's, its log, scores and counts."""
+    game = rulekit.load_game(str(GAMES / "examples" / name))
+    made = game.flat
+    assert made is not None
+    for stop in (1, 4, 15):
+        source = re.sub(r"^( *)moves\.append\(i\)$",
+                        rf"\g<0>\n\g<1>if made >= {stop}: raise GiveBack", made.source,
+                        flags=re.M)
+        assert source != made.source
+        early = flat.load(game, source, made.consts, made.entries, made.decisions)
+        for seed in range(3):
+            for study in (False, True):
+                assert _play(game, game.max_players, seed, study, early) == \
+                    _play(game, game.max_players, seed, study, None), (stop, seed, study)
+
+
+def test_oh_hell_deals_bids_and_tricks_on_the_flat_path() -> None:
+    """Every deal of Oh Hell on the flat path: the deck shuffled as the machine shuffles
+    it, a bid from each player after the dealer, every card of the hands played to the
+    tricks (one forced when a player holds one card that may follow), all in the
+    machine's log."""
+    game = rulekit.load_game(str(GAMES / "examples" / "oh-hell.yaml"))
+    finished = _finished(game.flat)
+    hands = [7, 6, 5, 4, 3, 2, 1]
+    for players in (3, 7):
+        st = game.new_game(players=players, seed=11)
+        st.playout(random.Random(4))
+        assert finished[-1] is not None
+        game.__dict__["flat"] = None
+        try:
+            again = game.new_game(players=players, seed=11)
+            again.playout(random.Random(4))
+        finally:
+            game.__dict__.pop("flat", None)
+        assert (st.log, st.scores()) == (again.log, again.scores())
+        deals = [e["outcome"] for e in st.log if e.get("chance") == "deal"]
+        assert len(deals) == len(hands) and all(len(set(d)) == 52 for d in deals)
+        bids = [e for e in st.log if str(e.get("action", "")).startswith("bid ")]
+        assert len(bids) == players * len(hands)
+        cards = [e for e in st.log if "action" in e and not e["action"].startswith("bid ")]
+        assert len(cards) == players * sum(hands)
+        assert any(e.get("forced") for e in cards)
+
+
+def test_hostile_card_names_do_not_change_the_deck_games_module(tmp_path: Path) -> None:
+    """A suit whose name looks like code is a constant of the flat module, as row and die
+    names are: the module has the same tokens, and the game plays as on the machine."""
+    evil = "C') or __import__('os').system('id') or ('"
+    sources = []
+    for name, suit in (("plain", "C"), ("hostile", evil)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(DECK_GAME.replace("suits: [C, D, H, S]", f'suits: ["{suit}", D, H, S]'))
+        made, source = flat.build(rulekit.load_game(str(path)))
+        assert made is not None, source
+        sources.append(source)
+    assert _shape(sources[0]) == _shape(sources[1])
+    assert "import" not in sources[1] and "system" not in sources[1]
+    game = rulekit.load_game(str(tmp_path / "hostile.yaml"))
+    assert _play(game, 3, 2, False, game.flat) == _play(game, 3, 2, False, None)

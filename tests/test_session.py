@@ -79,9 +79,13 @@ def test_the_api_loop_on_a_session_is_the_machines_game(path: Path) -> None:
         assert game.flat is None  # every game the flat backend covers has a session
         return
     for players in range(game.min_players, game.max_players + 1):
+        # a session begins where the flat play can begin: a new game of the shipped games
+        # (not one whose setup has more chance steps than a last deal, as Liar's Dice)
+        begins = game.flat_session.entry(game.new_game(players=players, seed=0), False)
+        assert begins is not None or path.parent.name == "examples"
         for seed in range(4):
             session, machine, on = _both(game, players, seed, moves=3, by_label=seed % 2 == 1)
-            assert on, (players, seed)  # three moves in, still on the session
+            assert on == (begins is not None), (players, seed)  # three moves in
             assert session == machine, (players, seed)
 
 

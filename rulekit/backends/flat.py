@@ -184,14 +184,15 @@ class FlatGame:
         setup's deal, None where it cannot (`deal`: a game whose turns begin with a
         decision and that has no flat deal lets the machine deal first)."""
         stack = st._stack
-        if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
+        if len(stack) == 1 and stack[0].__class__ is S.SeqFrame:
+            top = stack[0]
+            if (self.setup and top.role == "setup" and st._pending is None
+                    and top.i == len(top.steps) and st._pending_chance is top.steps[-1]
+                    and not st._ending and st._next_seat is None and st._unlogged is None):
+                return -1  # a new game at its deal: the flat play deals and plays on
+        if stack and stack[0].role == "setup" and not (deal and self._deal(st)):
             return None
-        top = stack[0]
-        if (self.setup and top.role == "setup" and st._pending is None
-                and top.i == len(top.steps) and st._pending_chance is top.steps[-1]
-                and not st._ending and st._next_seat is None and st._unlogged is None):
-            return -1  # a new game at its deal: the flat play deals and plays on
-        if self.decisions and top.role == "setup" and not (deal and self._deal(st, top)):
+        if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
             return None
         top = stack[0]
         i = top.i - 1
@@ -222,29 +223,34 @@ class FlatGame:
         return saved, start
 
     @staticmethod
-    def _deal(st: Any, top: Any) -> bool:
-        """A game whose turns begin with a decision stands, when it is made, at the setup's
-        last step, a chance step (the deal): the machine resolves it as a playout's move
-        does (its draw, its log, its budget of one call), and runs on to the first turn's
-        decision, where the flat play starts. False where the setup is elsewhere."""
-        step = st._pending_chance
-        if (step is None or st._pending is not None or top.i != len(top.steps)
-                or top.steps[-1] is not step):
-            return False
+    def _deal(st: Any) -> bool:
+        """A game whose setup has chance steps (the deal, a roll of each player's dice)
+        stands, when it is made, at one of them: the machine resolves the setup's chance
+        steps as a playout's moves do (each its draw, its log, its budget of one call), and
+        runs on to the first turn's decision or chance step, where the flat play starts.
+        False where the setup asks a decision or the game ends in it."""
         meter = budget.meter()
-        old, old_what = meter.left, meter.what
-        units, what = st._work_left, _CALLS["resolve_chance"]
-        if units >= budget.WORK_PER_CALL:
-            units = budget.WORK_PER_CALL
-        else:
-            what = _late(what)
-        meter.left, meter.what = units, what
-        try:
-            st._chance(step, None)
-        finally:
-            st._work_left -= units - meter.left
-            meter.left, meter.what = old, old_what
-        return not st.over and len(st._stack) == 1
+        while st._stack and st._stack[0].role == "setup":
+            step = st._pending_chance
+            if step is None or st._pending is not None:
+                return False
+            old, old_what = meter.left, meter.what
+            units, what = st._work_left, _CALLS["resolve_chance"]
+            if units >= budget.WORK_PER_CALL:
+                units = budget.WORK_PER_CALL
+            else:
+                what = _late(what)
+            meter.left, meter.what = units, what
+            # the decision it runs on to is made as random play makes one (as records: the
+            # flat play asks it anew)
+            st._playing = True
+            try:
+                st._chance(step, None)
+            finally:
+                st._playing = False
+                st._work_left -= units - meter.left
+                meter.left, meter.what = old, old_what
+        return not st.over
 
 
 #: Random._randbelow of a plain Random, and the type of its C methods: what the flat code
@@ -499,6 +505,13 @@ class _Gen:
             return V(f"({left.need()} {op} {right.need()})", node.type)
         if op in ("==", "!=") and left.type is STR and right.type is STR:
             return V(f"({left.need()} {op} {right.need()})", node.type)
+        if op in ("==", "!=") and self._own(left) and self._own(right):
+            # the machine's own objects (cards, tiles), or none: compared as the machine does
+            return V(f"({left.need()} {op} {right.need()})", node.type)
+        if op == "+" and left.type is STR and right.type is STR:
+            # runtime.concat_str's charge, at most MAX_STR >> 4 a time: bounded as scans
+            self.scans += (budget.MAX_STR >> 4) // UNITS_PER_SCAN + 1
+            return V(f"{self.w.c(_concat)}({left.need()}, {right.need()})", STR)
         if op in ("in", "not in") and isinstance(right.type, ListT) and (
                 left.type in (INT, STR, BOOL) or left.kind is not None
                 and getattr(left.kind, "flat_same", None) and left.kind.flat_same(left.type)):
@@ -514,6 +527,14 @@ class _Gen:
             return V(f"({left.need()} + {right.need()})", node.type,
                      size=left.size + right.size, elem=elem)
         raise Uncovered(f"'{op}' on {left.type.name} and {right.type.name}")
+
+    @staticmethod
+    def _own(v: V) -> bool:
+        """Whether `v` is none or the machine's own object (see a kind's `flat_same`)."""
+        if v.src == "None":
+            return True
+        same = getattr(v.kind, "flat_same", None)
+        return same is not None and same(v.type)
 
     def _emptiness(self, node: Any, env: dict[str, V]) -> V | None:
         """`len(xs) > 0`, `len(xs) != 0` and `len(xs) == 0` of a list or text, as its
@@ -652,13 +673,83 @@ class _Gen:
             return V(self.text(self.ex(args[0], env)), STR)
         if name == "join" and len(args) == 2:
             return self._join(args, env)
-        if name == "range" and len(args) == 1 and gen is None and args[0].type is INT:
-            # range(n) over an int a building block bounds (as its `size`)
-            n = self.ex(args[0], env)
-            if n.size is None or n.size > budget.MAX_LIST:
-                raise Uncovered("range() of a number the game does not bound")
-            return V(f"list(range({n.need()}))", node.type, size=n.size)
+        if name == "range" and 1 <= len(args) <= 3 and gen is None:
+            return self._range(node, env)
         raise Uncovered(f"the function {name}()")
+
+    def _range(self, node: Any, env: dict[str, V]) -> V:
+        """range() whose length the game bounds: range(n) of an int a building block bounds
+        (as its `size`), or one whose stop is at most what an expression of constants,
+        params and player_count can be (`bounds`), less the least its start can be (0 where
+        that is not known). The list is as long as that at most, or the game is given back
+        (a start below what was assumed, a step that is not positive: the machine's)."""
+        args = node.kids
+        vals = [self.ex(a, env) for a in args]
+        if len(args) == 1 and vals[0].size is not None:
+            if vals[0].size > budget.MAX_LIST:
+                raise Uncovered("range() of a number the game does not bound")
+            return V(f"list(range({vals[0].need()}))", node.type, size=vals[0].size)
+        stop = self.bounds(args[0 if len(args) == 1 else 1], env)[1]
+        start = 0 if len(args) == 1 else self.bounds(args[0], env)[0]
+        if stop is None:
+            raise Uncovered("range() of a number the game does not bound")
+        cap = max(stop - (0 if start is None else start), 0)
+        if cap > budget.MAX_LIST:
+            raise Uncovered("range() of a number the game does not bound")
+        self.longest = max(self.longest, cap)  # the machine's range_list charges its length
+        srcs = ", ".join(v.need() for v in vals)
+        return V(f"{self.w.c(_range)}({cap}, {srcs})", node.type, size=cap)
+
+    def bounds(self, node: Any, env: dict[str, V]) -> tuple[int | None, int | None]:
+        """The least and the most a whole number can be (None: not known), from what the
+        game fixes: constants and params, the number of players, a list of the file's
+        numbers indexed, defines of those, and sums, differences and products of them."""
+        op = node.op
+        if op == "const":
+            v = node.value
+            if v.__class__ is int or v.__class__ is bool:
+                return int(v), int(v)
+            return None, None
+        if op == "global":
+            name, glob = node.data
+            if glob.src == "st.n":
+                return self.game.min_players, self.game.max_players
+            define = self.defines.get(name)
+            if (define is not None and not define[0] and glob.var is None
+                    and self.game.scope.globals.get(name) is glob
+                    and name not in self._defining and getattr(define[1], "node", None)
+                    and len(self._defining) < MOST_DEFINES_DEEP):
+                self._defining.add(name)
+                try:
+                    return self.bounds(define[1].node, {})
+                finally:
+                    self._defining.discard(name)
+            return None, None
+        if op == "local":
+            v = env.get(node.data)
+            return (None, v.size) if v is not None and v.type is INT else (None, None)
+        if op == "index" and node.kids[0].op == "const":
+            xs = node.kids[0].value
+            if isinstance(xs, list) and xs and all(x.__class__ is int for x in xs):
+                return min(xs), max(xs)
+            return None, None
+        if op == "cond":
+            (a, b), (c, d) = (self.bounds(k, env) for k in (node.kids[0], node.kids[2]))
+            return (None if a is None or c is None else min(a, c),
+                    None if b is None or d is None else max(b, d))
+        if op == "binop" and node.data in ("+", "-", "*"):
+            (a, b), (c, d) = (self.bounds(k, env) for k in node.kids)
+            if node.data == "+":
+                return (None if a is None or c is None else a + c,
+                        None if b is None or d is None else b + d)
+            if node.data == "-":
+                return (None if a is None or d is None else a - d,
+                        None if b is None or c is None else b - c)
+            if None in (a, b, c, d):
+                return None, None
+            products = [a * c, a * d, b * c, b * d]
+            return min(products), max(products)
+        return None, None
 
     def _join(self, args: list, env: dict[str, V]) -> V:
         """join(sep, xs) of whole numbers or texts, by the function the machine calls for
@@ -1020,6 +1111,8 @@ class _Gen:
             return 1
         if kind is S.ForEach and step.pure:
             return self.for_each(step, env, d, None)
+        if kind is S.ForEach and framed:  # each round a frame, as at a frame's level
+            return 1 + self.for_each(step, env, d, True)
         if kind is S.Together:
             return self.together(step, env, d)
         if kind is S.Choose:
@@ -1201,13 +1294,13 @@ class _Gen:
                 w.add(d, f"{''.join(f + ', ' for f in fresh)}= pl")
         return env
 
-    def pick(self, d: int, single: bool = False) -> None:
+    def pick(self, d: int, single: bool = False, seat: str = "seat") -> None:
         """The draw of an option of `out`, recorded among the moves (`single`: `out` holds
-        payloads alone, see `options`)."""
+        payloads alone, see `options`; `seat`: the name of the seat deciding)."""
         w = self.w
         w.add(d, "made += 1")
         if self.session:  # the caller picks: legal_actions() shows the labels
-            w.add(d, "i = yield (seat, out, labs)")
+            w.add(d, f"i = yield ({seat}, out, labs)")
             w.add(d, "moves.append(i)")
             w.add(d, "pl = out[i]" if single else "which, pl = out[i]")
             return
@@ -1269,17 +1362,30 @@ class _Gen:
         if step.none is not None or step.auto:
             return self.choose_framed(step, env, d, True)
         w = self.w
-        if not step.active or step.auto:
-            raise Uncovered("a `choose` by someone other than the active player, or `auto`")
-        w.add(d, "seat = active")
-        made = self.options(step, env, "seat", d)
+        seat = self.chooser(step, env, d)
+        made = self.options(step, env, seat, d)
         w.add(d, "if not out:")
-        if step.none is None:
-            w.add(d + 1, "raise GiveBack")
-            self.pick(d, made.single)
-            self.effects(made, "seat", d)
-            return 1
-        raise Uncovered("a `choose` with `none:` steps")
+        w.add(d + 1, "raise GiveBack")
+        self.pick(d, made.single, seat)
+        self.effects(made, seat, d)
+        return 1
+
+    def chooser(self, step: Any, env: dict[str, V], d: int) -> str:
+        """The seat that decides a `choose`: the active player's, or what its `who` gives,
+        worked out as Choose.run does, into a name of its own (the steps of an option may
+        ask another player)."""
+        if step.active:
+            self.w.add(d, "seat = active")
+            return "seat"
+        who = getattr(step, "who_gen", None)
+        if who is None:
+            raise Uncovered("a `choose` by someone other than the active player")
+        v = self.expr(who, env)
+        if v.kind is not None or not (isinstance(v.type, ObjT) and v.type.name == "Player"):
+            raise Uncovered("a `choose` by this value")
+        seat = self.w.t("seat")
+        self.w.add(d, f"{seat} = {v.need()}")
+        return seat
 
     # ---- frames: what the machine runs as steps of a frame it pushes -------------------------
     def frame(self, steps: tuple, env: dict[str, V], d: int, checks: bool) -> int:
@@ -1372,12 +1478,10 @@ class _Gen:
         otherwise a decision, whose option's steps run at once if they are all effects and
         as a frame if not. Returns the most steps counted."""
         w = self.w
-        if not step.active:
-            raise Uncovered("a `choose` by someone other than the active player")
         if self.game.check_effects:
             raise Uncovered("`check: effects` with a `choose` that has `none:` or `auto`")
-        w.add(d, "seat = active")
-        made = self.options(step, env, "seat", d)
+        seat = self.chooser(step, env, d)
+        made = self.options(step, env, seat, d)
         none = 0
         w.add(d, "if not out:")
         if step.none is None:
@@ -1392,14 +1496,14 @@ class _Gen:
             w.add(d + 1, "if len(out) == 1:")
             # the engine's replay logs it as forced
             w.add(d + 2, "pl = out[0]" if made.single else "which, pl = out[0]")
-            forced = self.option_steps(made, "seat", d + 2, True)
+            forced = self.option_steps(made, seat, d + 2, True)
             w.add(d + 2, "pass")
             w.add(d + 1, "else:")
             e = d + 2
-        self.pick(e, made.single)
+        self.pick(e, made.single, seat)
         if self.calls:
             w.add(e, "cw = TURN_WORK")  # a decision: the next call begins
-        picked = self.option_steps(made, "seat", e, False)
+        picked = self.option_steps(made, seat, e, False)
         w.add(e, "pass")
         return 1 + max(none, forced, picked)
 
@@ -1653,6 +1757,22 @@ class _Options(list):
 
 #: the pass in an `out` of payloads alone: no payload is this very tuple
 _PASS = (-1,)
+
+
+def _concat(a: str, b: str) -> str:
+    """`+` on texts, given back where the machine's would be too long (runtime.concat_str)."""
+    if len(a) + len(b) > budget.MAX_STR:
+        raise GiveBack
+    return a + b
+
+
+def _range(cap: int, *args: int) -> list[int]:
+    """range() as the machine's list, given back when longer than the flat play bounded it
+    (see _Gen._range)."""
+    r = range(*args)
+    if len(r) > cap:
+        raise GiveBack
+    return list(r)
 
 
 def build(game: Any, session: bool = False) -> tuple[FlatGame | None, str]:

@@ -93,10 +93,7 @@ class ListView(_View):
     def index_of(self, value: Any) -> int:
         """Where `value` first stands, or -1 when it is not in the list."""
         charge(len(self.s))
-        try:
-            return self.s.index(value)
-        except ValueError:
-            return -1
+        return _index_of(self.s, value)
 
     # ---- effects ------------------------------------------------------------------------
     def _append(self, value: Any) -> None:
@@ -301,6 +298,114 @@ class ListKind(_Container):
             "index_of": Method([t], INT),
         }, index=(INT, t))
         self.type.printable = True  # its name, and whose it is
+
+    # ---- the flat backend's form: the state's own list (ls{index}; a list per seat for a
+    # player's) -------------------------------------------------------------------------------
+    #: its effects run no steps of their own (the flat backend checks the end by what they write)
+    flat_runs_steps = False
+
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"ls{i} = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        if self.per_player:
+            for now, then in zip(s, old):
+                now[:] = then
+        else:
+            s[:] = old
+
+    def _flat_list(self, gen: Any, base: Any) -> str:
+        """The source of the list `base` stands for (the game's, or a player's)."""
+        i = int(self.index)
+        if not self.per_player:
+            return f"ls{i}"
+        if base.seat is None:
+            raise gen.uncovered(f"the list '{self.name}' without its player")
+        return f"ls{i}[{base.seat}]"
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        xs = self._flat_list(gen, base)
+        if name == "items":  # a copy, as ListView.items
+            v = gen.value(f"list({xs})", type_, size=self.max_size)
+            v.length = f"len({xs})"
+            return v
+        if name == "size":
+            return gen.value(f"len({xs})", type_)
+        if name == "last":
+            return gen.value(f"({xs}[-1] if {xs} else None)", type_)
+        if name == "name":  # its text, as the view's
+            text = gen.w.c(self.name)
+            if base.seat is None:
+                return gen.value(text, type_)
+            return gen.value(f"({text} + {gen.w.c(' of player ')} + str({base.seat}))", type_)
+        raise gen.uncovered(f"{self.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        # an index past the end: an IndexError, and the machine plays the game
+        return gen.value(f"{self._flat_list(gen, base)}[{key.need()}]", type_)
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        """ListView's methods; their work bounded as a loop over the most items the list
+        may hold (the machine charges its size)."""
+        xs = self._flat_list(gen, base)
+        a = args[0].need()
+        gen.longest = max(gen.longest, self.max_size)
+        if name == "contains":
+            return gen.value(f"({a} in {xs})", type_)
+        if name == "count":
+            return gen.value(f"{xs}.count({a})", type_)
+        if name == "index_of":
+            return gen.value(f"{gen.w.c(_index_of)}({xs}, {a})", type_)
+        raise gen.uncovered(f"{self.name}.{name}()")
+
+    def _flat_checked(self, gen: Any, x: str, d: int) -> None:
+        """Give the game back unless `x` may be stored (`_checked`)."""
+        test = f"{x}.__class__ is not {self.item_py.__name__}"
+        if self.item_py is int:
+            test += f" or not {-MAX_INT} < {x} < {MAX_INT}"
+        elif self.item_py is str:
+            test += f" or len({x}) > {MAX_STR}"
+        gen.w.add(d, f"if {test}: raise GiveBack")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """ListView's effects; what it would refuse (a full list, a value of another type,
+        an index past the end) gives the game back."""
+        w = gen.w
+        xs = self._flat_list(gen, target)
+        x = w.t("x")
+        if method == "_clear":
+            w.add(d, f"{xs}.clear()")
+        elif method == "_append":
+            w.add(d, f"{x} = {args[0].need()}")
+            w.add(d, f"if len({xs}) >= {int(self.max_size)}: raise GiveBack")
+            self._flat_checked(gen, x, d)
+            w.add(d, f"{xs}.append({x})")
+        elif method == "_remove":
+            gen.longest = max(gen.longest, self.max_size)
+            w.add(d, f"{x} = {args[0].need()}")
+            w.add(d, f"if {x} in {xs}: {xs}.remove({x})")
+        elif method == "_set":
+            k = w.t("k")
+            w.add(d, f"{k} = {args[0].need()}")
+            w.add(d, f"{x} = {args[1].need()}")
+            w.add(d, f"if not -len({xs}) <= {k} < len({xs}): raise GiveBack")
+            self._flat_checked(gen, x, d)
+            w.add(d, f"{xs}[{k}] = {x}")
+        else:
+            raise gen.uncovered(f"the list's effect {method.lstrip('_')}")
+
+
+def _index_of(xs: list, value: Any) -> int:
+    """ListView.index_of of the flat play."""
+    try:
+        return xs.index(value)
+    except ValueError:
+        return -1
 
 
 @register

@@ -50,6 +50,30 @@ class Card:
 _by_id = attrgetter("id")
 
 
+def _has_suit(cards: list[Card], suit: str) -> bool:
+    return any(c.suit == suit for c in cards)
+
+
+def _of_suit(cards: list[Card], suit: str) -> list[Card]:
+    return [c for c in cards if c.suit == suit]
+
+
+def _follow(cards: list[Card], suit: str) -> list[Card]:
+    same = [c for c in cards if c.suit == suit]
+    return same or list(cards)
+
+
+def _winner(cards: list[Card], trump: str) -> int:
+    if not cards:
+        return -1
+    best = 0
+    for i in range(1, len(cards)):
+        c, b = cards[i], cards[best]
+        if (c.suit == b.suit and c.value > b.value) or (c.suit == trump != b.suit):
+            best = i
+    return best
+
+
 class Zone:
     """A zone as declared: where it is, whose it is, who sees it, whether it is sorted."""
 
@@ -104,32 +128,23 @@ class ZoneView:
 
     def has_suit(self, suit: str) -> bool:
         charge(len(self.cards_))
-        return any(c.suit == suit for c in self.cards_)
+        return _has_suit(self.cards_, suit)
 
     def of_suit(self, suit: str) -> list[Card]:
         charge(len(self.cards_))
-        return [c for c in self.cards_ if c.suit == suit]
+        return _of_suit(self.cards_, suit)
 
     def follow(self, suit: str) -> list[Card]:
         """The cards that follow `suit`: those of the suit, or every card when there is none
         of it (or no suit is led: '')."""
         charge(len(self.cards_))
-        same = [c for c in self.cards_ if c.suit == suit]
-        return same or list(self.cards_)
+        return _follow(self.cards_, suit)
 
     def winner(self, trump: str) -> int:
         """Where the card that takes the trick stands: the highest of `trump` ('' for none),
         or else the highest of the first card's suit; -1 for an empty zone."""
-        cards = self.cards_
-        charge(len(cards))
-        if not cards:
-            return -1
-        best = 0
-        for i in range(1, len(cards)):
-            c, b = cards[i], cards[best]
-            if (c.suit == b.suit and c.value > b.value) or (c.suit == trump != b.suit):
-                best = i
-        return best
+        charge(len(self.cards_))
+        return _winner(self.cards_, trump)
 
     # ---- effects ------------------------------------------------------------------------
     def _put(self, card: Card) -> None:
@@ -341,6 +356,7 @@ class Deck(Kind):
             "follow": Method([STR], ListT(self.card_t)), "winner": Method([STR], INT),
         })
         zone_t.printable = True  # its name, and whose it is
+        self.zone_t = zone_t
         self.type = ObjT("Deck", {"suits": ListT(STR), "ranks": ListT(rank_t),
                                   "all": ListT(self.card_t)},
                          {"card": Method([STR], self.card_t)})
@@ -366,6 +382,7 @@ class Deck(Kind):
         path = b.path + ("deal", "count")
         c = b.expr(path, (self.config.get("deal") or {}).get("count", 0), scope, INT)
         self.count = c.fn if c is not None else (lambda st, env: 0)
+        self.count_c = c  # what the flat play writes out
         self.count_where = b.where(path)
         if c is None or not self.cards:
             return
@@ -538,6 +555,219 @@ class Deck(Kind):
 
     def _apply_shuffle(self, view: DeckView, outcome: Any) -> None:
         self._pile(view)[:] = [self.by_name[name] for name in outcome]
+
+    # ---- the flat backend's form: each zone as the state's own list (cz{index}_{place}; a
+    # player's zone a list per seat), a card as the Card itself (immutable and shared, so `in`
+    # and `==` compare it as the machine does); a zone's value carries its Zone (FlatZone) --
+    #: its effects run no steps of their own (the flat backend checks the end by what they write)
+    flat_runs_steps = False
+
+    def flat_types(self) -> list:
+        return [self.type, self.seat_t, self.zone_t, self.card_t]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"cz{i}_{z.at} = comps[{i}][{z.at}]" for z in self.zones]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        for z, now, then in zip(self.zones, s, old):
+            if z.per_player:
+                for h, was in zip(now, then):
+                    h[:] = was
+            else:
+                now[:] = then
+
+    def flat_same(self, type_: Any) -> bool:
+        """Whether the flat values of `type_` are the machine's own objects (cards)."""
+        return type_ is self.card_t
+
+    def _flat_card(self, gen: Any, src: str | None = None) -> Any:
+        return gen.value(src, self.card_t, self)
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        c = gen.w.c
+        i = int(self.index)
+        if base.type is self.card_t:
+            if name in ("suit", "rank", "value", "name"):
+                return gen.value(f"{base.need()}.{name}", type_)
+        elif base.type is self.type:
+            zone = self.zone_by_name.get(name)
+            if zone is not None and not zone.per_player:
+                return gen.value(f"cz{i}_{zone.at}", type_, FlatZone(self, zone))
+            if name in ("suits", "ranks"):  # the file's lists (expressions never change one)
+                return gen.value(c(getattr(self, name)), type_, size=len(getattr(self, name)))
+            if name == "all":
+                return gen.value(c(self.cards), type_, size=len(self.cards),
+                                 elem=self._flat_card(gen))
+        elif base.type is self.seat_t:
+            zone = self.zone_by_name.get(name)
+            if zone is not None and zone.per_player and base.seat is not None:
+                return gen.value(f"cz{i}_{zone.at}[{base.seat}]", type_,
+                                 FlatZone(self, zone), base.seat)
+        raise gen.uncovered(f"{base.type.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered(f"{base.type.name}[...]")
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        if base.type is self.type and name == "card":
+            return self._flat_card(gen, f"{gen.w.c(self.by_name)}.get({args[0].need()})")
+        raise gen.uncovered(f"{base.type.name}.{name}()")
+
+    def flat_zone_attr(self, gen: Any, zone: Zone, base: Any, name: str, type_: Any) -> Any:
+        """A zone's attribute (ZoneView's)."""
+        z = base.need()
+        if name == "cards":  # a copy, as ZoneView.cards (a `let` keeps it across a move)
+            v = gen.value(f"list({z})", type_, size=len(self.cards), elem=self._flat_card(gen))
+            v.length = f"len({z})"
+            return v
+        if name == "size":
+            return gen.value(f"len({z})", type_)
+        if name in ("first", "last"):
+            return self._flat_card(gen, f"({z}[{0 if name == 'first' else -1}] if {z} else None)")
+        if name == "name":  # its text, as ZoneView.__str__
+            text = gen.w.c(zone.name)
+            if base.seat is None:
+                return gen.value(text, type_)
+            return gen.value(f"({text} + {gen.w.c(' of player ')} + str({base.seat}))", type_)
+        raise gen.uncovered(f"Zone.{name}")
+
+    def flat_zone_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        """A zone's methods, as ZoneView's; their work bounded as a loop over the deck (the
+        machine charges the zone's size)."""
+        c = gen.w.c
+        gen.longest = max(gen.longest, len(self.cards))
+        z, a = base.need(), args[0].need()
+        if name == "holds":
+            return gen.value(f"({a} in {z})", type_)
+        fn = {"has_suit": _has_suit, "of_suit": _of_suit, "follow": _follow,
+              "winner": _winner}.get(name)
+        if fn is None:
+            raise gen.uncovered(f"Zone.{name}()")
+        if isinstance(type_, ListT):
+            return gen.value(f"{c(fn)}({z}, {a})", type_, size=len(self.cards),
+                             elem=self._flat_card(gen))
+        return gen.value(f"{c(fn)}({z}, {a})", type_)
+
+    def flat_put(self, gen: Any, to: Any, card: str, d: int) -> None:
+        """A card put into the zone `to`, as ZoneView._put."""
+        if not isinstance(to.kind, FlatZone) or to.kind.deck is not self:
+            raise gen.uncovered("cards moved to something other than a zone of their deck")
+        if to.kind.zone.sorted:
+            gen.w.add(d, f"{gen.w.c(insort)}({to.need()}, {card}, key={gen.w.c(_by_id)})")
+        else:
+            gen.w.add(d, f"{to.need()}.append({card})")
+
+    def flat_zone_effect(self, gen: Any, method: str, target: Any, args: list,
+                         d: int) -> None:
+        """`move_card`, `draw_card` and `move_all`, as ZoneView's: a card the zone does not
+        hold is a ValueError, and the machine plays the game (its PieceError)."""
+        w = gen.w
+        z = target.need()
+        x = w.t("t")
+        if method == "_move":
+            card, to = args
+            w.add(d, f"{x} = {card.need()}")
+            w.add(d, f"{z}.remove({x})")
+            self.flat_put(gen, to, x, d)
+        elif method == "_draw":
+            to, count = args
+            k = w.t("k")
+            w.add(d, f"for {k} in range({1 if count is None else count.need()}):")
+            w.add(d + 1, f"if not {z}: break")
+            w.add(d + 1, f"{x} = {z}.pop(0)")
+            self.flat_put(gen, to, x, d + 1)
+        elif method == "_move_all":
+            to, = args
+            k = w.t("k")
+            w.add(d, f"{k} = list({z})")
+            w.add(d, f"{z}.clear()")
+            w.add(d, f"for {x} in {k}:")
+            self.flat_put(gen, to, x, d + 1)
+        else:
+            raise gen.uncovered(f"the deck's effect {method.lstrip('_')}")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        raise gen.uncovered(f"the deck's effect {method.lstrip('_')} on {target.type.name}")
+
+    def flat_chance(self, gen: Any, name: str, d: int) -> None:
+        """`deal`, as `_sample` and `_apply` deal (the whole deck shuffled by the game's RNG,
+        every zone emptied, `count` cards to each player's `to` zone, the rest to `rest`; a
+        count that does not fit gives the game back); `shuffle`, the `rest` zone shuffled
+        from the deck's order."""
+        i = int(self.index)
+        w = gen.w
+        c = w.c
+        if self.deal_to is None or self.deal_rest is None:
+            raise gen.uncovered("a deck without `deal:` zones")
+        rest = f"cz{i}_{self.deal_rest.at}"
+        o = w.t("o")
+        if name == "shuffle":
+            w.add(d, f"{o} = sorted({rest}, key={c(_by_id)})")
+            w.add(d, f"grng.shuffle({o})")
+            w.add(d, f"{rest}[:] = {o}")
+            gen.record(d, o)
+            return
+        if name != "deal":
+            raise gen.uncovered(f"`{name}` of a deck")
+        if self.count_c is None:
+            raise gen.uncovered("a deal whose count did not compile")
+        size = w.t("z")
+        # the count worked out before the shuffle (the machine's after it: the same number,
+        # and a count that fails gives the game back before it draws)
+        w.add(d, f"{size} = {gen.expr(self.count_c, {}).need()}")
+        w.add(d, f"if {size} < 0 or n * {size} > {len(self.cards)}: raise GiveBack")
+        w.add(d, f"{o} = list({c(self.cards)})")
+        w.add(d, f"grng.shuffle({o})")
+        h = w.t("h")
+        for z in self.zones:  # every zone emptied; the deal's own ones are set below
+            if z is self.deal_rest or z is self.deal_to:
+                continue
+            if z.per_player:
+                w.add(d, f"for {h} in cz{i}_{z.at}: {h}.clear()")
+            else:
+                w.add(d, f"cz{i}_{z.at}.clear()")
+        p = w.t("p")
+        part = f"{o}[{p} * {size}:({p} + 1) * {size}]"
+        w.add(d, f"for {p}, {h} in enumerate(cz{i}_{self.deal_to.at}):")
+        w.add(d + 1, f"{h}[:] = " + (f"sorted({part}, key={c(_by_id)})"
+                                     if self.deal_to.sorted else part))
+        part = f"{o}[n * {size}:]"
+        w.add(d, f"{rest}[:] = " + (f"sorted({part}, key={c(_by_id)})"
+                                    if self.deal_rest.sorted else part))
+        gen.record(d, o)
+
+    def flat_outcome(self, view: DeckView, order: list) -> list[str]:
+        """A deal's or a shuffle's outcome from the order the flat play recorded."""
+        return [card.name for card in order]
+
+
+class FlatZone:
+    """What a zone's value is in the flat code: its deck and its Zone, which say how the
+    zone's attributes, methods and effects are written (its `kind`, for the writer)."""
+
+    flat_runs_steps = False
+
+    def __init__(self, deck: Deck, zone: Zone) -> None:
+        self.deck = deck
+        self.zone = zone
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        return self.deck.flat_zone_attr(gen, self.zone, base, name, type_)
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered("Zone[...]")
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        return self.deck.flat_zone_method(gen, base, name, args, type_)
+
+    def flat_same(self, type_: Any) -> bool:
+        return self.deck.flat_same(type_)
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        self.deck.flat_zone_effect(gen, method, target, args, d)
 
 
 def _zone_text(z: Zone, owner: int | None, cards: list[Card], seat: int | None) -> str:

@@ -76,10 +76,7 @@ class DiceView:
 
     @property
     def faces(self) -> list[int]:
-        faces, inp = self.s[0], self.s[1]
-        if False not in inp:  # most of the time every die is in play
-            return faces[:]
-        return [f for f, p in zip(faces, inp) if p]
+        return _in_play(self.s[0], self.s[1])
 
     @property
     def all_names(self) -> list[str]:
@@ -180,6 +177,13 @@ class DiceView:
             raise PieceError(f"dice '{self.kind.name}' have no die '{unknown[0]}'")
         inp = self.s[1]
         self.s[2] = [inp[i] and n in names for i, n in enumerate(self.kind.names)]
+
+
+def _in_play(faces: list[int], in_play: list[bool]) -> list[int]:
+    """The faces of the dice in play, a new list (DiceView.faces, and the flat play's)."""
+    if False not in in_play:  # most of the time every die is in play
+        return faces[:]
+    return [f for f, p in zip(faces, in_play) if p]
 
 
 def _face_prop(i: int) -> property:
@@ -466,33 +470,54 @@ class Dice(Kind):
             faces[pos[name]] = face
         view.s[2] = None
 
-    # ---- the flat backend (rulekit/backends/flat.py): the game's dice as its own lists ---------
+    # ---- the flat backend (rulekit/backends/flat.py): the dice as the state's own lists:
+    # the game's (d{index}f the faces, d{index}p which are in play), or each player's -------
     def flat_types(self) -> list:
         return [self.type]
 
     def flat_bind(self, gen: Any) -> list[str]:
-        if self.per_player:
-            raise gen.uncovered("dice that are `per: player`")
         i = int(self.index)
+        if self.per_player:
+            return [f"d{i} = comps[{i}]"]
         return [f"d{i} = comps[{i}]", f"d{i}f = d{i}[0]", f"d{i}p = d{i}[1]"]
 
     def flat_restore(self, s: list, old: list) -> None:
-        s[0][:] = old[0]
-        s[1][:] = old[1]
-        s[2] = old[2]
+        for now, then in (zip(s, old) if self.per_player else ((s, old),)):
+            now[0][:] = then[0]
+            now[1][:] = then[1]
+            now[2] = then[2]
+
+    def _flat_lists(self, gen: Any, base: Any) -> tuple[str, str]:
+        """The sources of the faces and the in-play marks of the dice `base` stands for."""
+        i = int(self.index)
+        if not self.per_player:
+            return f"d{i}f", f"d{i}p"
+        if base.seat is None:
+            raise gen.uncovered(f"the dice '{self.name}' without their player")
+        return f"d{i}[{base.seat}][0]", f"d{i}[{base.seat}][1]"
 
     def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        faces, inp = self._flat_lists(gen, base)
         if name in self.pos and name in self.type.inline:
-            return gen.value(f"d{int(self.index)}f[{self.pos[name]}]", type_)
+            return gen.value(f"{faces}[{self.pos[name]}]", type_)
+        if name == "faces":  # a copy, as DiceView.faces
+            return gen.value(f"{gen.w.c(_in_play)}({faces}, {inp})", type_,
+                             size=len(self.names))
         raise gen.uncovered(f"dice.{name}")
 
     def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
         # a name that is no die fails as the view's lookup does: the machine plays the game
-        return gen.value(f"d{int(self.index)}f[{gen.w.c(self.pos)}[{key.need()}]]", type_)
+        faces = self._flat_lists(gen, base)[0]
+        return gen.value(f"{faces}[{gen.w.c(self.pos)}[{key.need()}]]", type_)
 
     def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
-        """`dice.group_sums(lo, hi)`: the list DiceView.group_sums gives (`flat_sums`)."""
-        if name != "group_sums":
+        """`dice.count(face)` and `dice.group_sums(lo, hi)`: what DiceView's give (the
+        latter by `flat_sums`)."""
+        if name == "count":
+            faces, inp = self._flat_lists(gen, base)
+            return gen.value(f"{gen.w.c(_in_play)}({faces}, {inp}).count({args[0].need()})",
+                             type_)
+        if name != "group_sums" or self.per_player:
             raise gen.uncovered(f"dice.{name}()")
         n = len(self.names)
         if n > MAX_GROUPED_DICE:
@@ -537,18 +562,18 @@ class Dice(Kind):
 
     def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
                      d: int) -> None:
-        i = int(self.index)
         w = gen.w
         if method in ("_remove", "_restore"):
             # a name that is no die: a KeyError, and the machine plays the game (PieceError)
-            w.add(d, f"d{i}p[{w.c(self.pos)}[{args[0].need()}]] = {method == '_restore'}")
+            inp = self._flat_lists(gen, target)[1]
+            w.add(d, f"{inp}[{w.c(self.pos)}[{args[0].need()}]] = {method == '_restore'}")
             return
         raise gen.uncovered(f"the dice's effect {method.lstrip('_')}")
 
     def flat_chance(self, gen: Any, name: str, d: int) -> None:
         """`roll`, as `_draw` rolls: each die rolled in order, one draw each."""
-        if name != "roll":
-            raise gen.uncovered(f"`{name}` of dice")
+        if name != "roll" or self.per_player:
+            raise gen.uncovered(f"`{name}` of dice" + " that are `per: player`" * self.per_player)
         i = int(self.index)
         w = gen.w
         w.add(d, f"m = d{i}[2]")

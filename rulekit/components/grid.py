@@ -90,27 +90,8 @@ class GridView:
 
     def has_line(self, piece: str, k: int) -> bool:
         """Whether k cells in a row, a column or a diagonal all hold `piece`."""
-        s = self.s
-        charge(len(s))
-        if piece == EMPTY or k < 1 or s.count(piece) < k:
-            return False
-        if k == 1:
-            return True
-        for cells, n in self.kind.lines:
-            if n < k:
-                continue
-            line = cells(s)  # the line's pieces, read at C speed
-            if line.count(piece) < k:
-                continue
-            run = 0
-            for x in line:
-                if x == piece:
-                    run += 1
-                    if run >= k:
-                        return True
-                else:
-                    run = 0
-        return False
+        charge(len(self.s))
+        return self.kind.line_in(self.s, piece, k)
 
     # ---- effects ------------------------------------------------------------------------
     def _piece(self, piece: str) -> str:
@@ -182,6 +163,13 @@ class Grid(Kind):
         self.piece_set = frozenset(pieces)
         self.blank = str(self.config.get("empty", "."))
         self.lines = self.make_lines()
+        #: each cell's index by (row, column), and each column's cells from the bottom up
+        #: (where a dropped piece falls): the flat play's tables, where a cell off the board
+        #: is a KeyError
+        self.cell_at = {(r, c): r * self.columns + c
+                        for r in range(self.rows) for c in range(self.columns)}
+        self.column_cells = {c: tuple(r * self.columns + c for r in range(self.rows))
+                             for c in range(self.columns)}
         self.type = ObjT("Grid", {
             "rows": INT, "columns": INT, "pieces": ListT(STR), "full": BOOL,
             "empty_count": INT, "open_columns": ListT(INT),
@@ -219,6 +207,29 @@ class Grid(Kind):
                     if len(line) > 1:
                         out.append((itemgetter(*line), len(line)))
         return out
+
+    def line_in(self, s: list, piece: str, k: int) -> bool:
+        """`has_line` of the cells `s`, uncharged (the view charges; the flat play bounds
+        its work from the game's shape)."""
+        if piece == EMPTY or k < 1 or s.count(piece) < k:
+            return False
+        if k == 1:
+            return True
+        for cells, n in self.lines:
+            if n < k:
+                continue
+            line = cells(s)  # the line's pieces, read at C speed
+            if line.count(piece) < k:
+                continue
+            run = 0
+            for x in line:
+                if x == piece:
+                    run += 1
+                    if run >= k:
+                        return True
+                else:
+                    run = 0
+        return False
 
     def global_type(self) -> ObjT:
         return self.type
@@ -277,3 +288,100 @@ class Grid(Kind):
             if len(changed) == 1 and before[changed[0]] == EMPTY:
                 out.setdefault(changed[0], []).append(a.label)
         return out
+
+    # ---- the flat backend's form: the cells as the state's own list (gr{index}), a cell
+    # looked up in `cell_at`, so that one off the board is a KeyError and the machine plays
+    # the game (its PieceError) -------------------------------------------------------------
+    #: its effects run no steps of their own (the flat backend checks the end by what they write)
+    flat_runs_steps = False
+
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"gr{i} = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        s[:] = old
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        i = int(self.index)
+        c = gen.w.c
+        if name == "rows":
+            return gen.value(f"({self.rows})", type_)
+        if name == "columns":
+            return gen.value(f"({self.columns})", type_)
+        if name == "pieces":  # the file's list (expressions never change a list)
+            return gen.value(c(self.pieces), type_, size=len(self.pieces))
+        if name == "full":
+            return gen.value(f"({c(EMPTY)} not in gr{i})", type_)
+        if name == "empty_count":
+            return gen.value(f"gr{i}.count({c(EMPTY)})", type_)
+        if name == "open_columns":
+            v = gen.w.t("v")
+            top = (self.rows - 1) * self.columns
+            return gen.value(f"[{v} for {v} in range({self.columns}) if gr{i}[{top} + {v}] == "
+                             f"{c(EMPTY)}]", type_, size=self.columns)
+        raise gen.uncovered(f"{self.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        raise gen.uncovered(f"{self.name}[...]")
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        """The grid's methods, as GridView's (`has_line` by `line_in`, its work bounded as a
+        loop over every cell, which is what the machine charges)."""
+        i = int(self.index)
+        c = gen.w.c
+        a = [x.need() for x in args]
+        if name == "at":
+            return gen.value(f"gr{i}[{c(self.cell_at)}[{a[0]}, {a[1]}]]", type_)
+        if name == "is_empty":
+            return gen.value(f"(gr{i}[{c(self.cell_at)}[{a[0]}, {a[1]}]] == {c(EMPTY)})",
+                             type_)
+        if name == "count":
+            return gen.value(f"gr{i}.count({a[0]})", type_)
+        if name == "height":
+            return gen.value(f"{c(self.flat_height)}(gr{i}, {a[0]})", type_)
+        if name == "has_line":
+            gen.longest = max(gen.longest, self.rows * self.columns)
+            return gen.value(f"{c(self.line_in)}(gr{i}, {a[0]}, {a[1]})", type_)
+        raise gen.uncovered(f"{self.name}.{name}()")
+
+    def flat_height(self, s: list, column: int) -> int:
+        """GridView.height of the cells `s`; a column off the board is a KeyError."""
+        n = 0
+        for x in self.column_cells[column]:
+            if s[x] == EMPTY:
+                break
+            n += 1
+        return n
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """`place`, `drop` and `clear_cell`, as GridView's: what it would refuse (a cell off
+        the board or taken, a full column, a piece the grid has not) gives the game back."""
+        i = int(self.index)
+        w = gen.w
+        c = w.c
+        a = [x.need() for x in args]
+        if method == "_clear":
+            w.add(d, f"gr{i}[{c(self.cell_at)}[{a[0]}, {a[1]}]] = {c(EMPTY)}")
+            return
+        if method not in ("_place", "_drop"):
+            raise gen.uncovered(f"the grid's effect {method.lstrip('_')}")
+        x, pc = w.t("x"), w.t("t")
+        if method == "_place":
+            w.add(d, f"{x} = {c(self.cell_at)}[{a[0]}, {a[1]}]")
+        w.add(d, f"{pc} = {a[-1]}")
+        w.add(d, f"if {pc} not in {c(self.piece_set)}: raise GiveBack")
+        if method == "_place":
+            w.add(d, f"if gr{i}[{x}] != {c(EMPTY)}: raise GiveBack")
+            w.add(d, f"gr{i}[{x}] = {pc}")
+            return
+        w.add(d, f"for {x} in {c(self.column_cells)}[{a[0]}]:")
+        w.add(d + 1, f"if gr{i}[{x}] == {c(EMPTY)}:")
+        w.add(d + 2, f"gr{i}[{x}] = {pc}")
+        w.add(d + 2, "break")
+        w.add(d, "else:")
+        w.add(d + 1, "raise GiveBack")

@@ -1164,6 +1164,7 @@ class GameBuild:
                             bool(value.get("auto", False)))
             # the active player (the default): its seat is read without evaluating `who`
             step.active = who is not None and who.src == "st.players[st.active]"
+            step.who_gen = who  # what the flat backend writes out
         if "help" in value:  # what the choices mean, for people (`?` in `rulekit play`)
             step.help = b.template(path + ("help",), value["help"], inner)
         if "title" in value:  # what the decision is, in a line above the choices
