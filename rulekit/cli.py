@@ -254,6 +254,8 @@ def compile_(file: str, backend: str, sets: tuple[str, ...],
                          else "a turn's top-level decision")
                 if made.decisions and made.entries - made.decisions:
                     start += " (or a decision at its top)"
+                if any(len(key) > 1 for key in made.sites):
+                    start += ", or one in its `repeat`,"
                 click.echo(f"# {printable(file)}: random play from {start} takes this "
                            "function")
                 click.echo(printable(text, newlines=True))

@@ -23,6 +23,14 @@ machine's meter charges; a turn is charged every step and check written for it, 
 turns follow each other without a pause, the work of one call of the machine is bounded
 too.
 
+A `repeat` is a loop of rounds (a `break` in it a Python `break`), each round charged
+against the budgets as it begins. The flat play starts where a playout does: at a chance
+step or a decision of the active player, at the top of a turn or in a `repeat` there (the
+machine's frames then the turn's and the repeat's, one in another): each such place is
+numbered in the order of the turn's steps and found from the frames (`FlatGame.sites`);
+the steps before it are skipped (`entry <= N`), a repeat resumes at the round its frame
+counted, and the names the steps before it bound (`let`) are read from the frame.
+
 A game it does not cover (a building block without a flat form, a step it has no code
 for) keeps the machine's path; `rulekit compile --backend flat FILE` shows the module or
 says why not. Every name in the source is the generator's own and every value from the
@@ -120,29 +128,48 @@ def _check_int(x: Any) -> Any:
 
 class FlatGame:
     """A game's flat play: `play(st, rng, randrange, study)` plays `st` (at a turn's chance
-    step) to the end and returns (decisions, options, most options), or None when the
-    machine must play it; `source` is the module."""
+    step or decision, at the top of the turn or in its `repeat`) to the end and returns
+    (decisions, options, most options), or None when the machine must play it; `source` is
+    the module."""
 
     def __init__(self, source: str, play: Any, entries: frozenset[int],
-                 decisions: frozenset[int] = frozenset(), setup: bool = False) -> None:
+                 decisions: frozenset[int] = frozenset(), sites: dict | None = None,
+                 setup: bool = False) -> None:
         self.source = source
         self.consts: dict[str, Any] = {}
+        #: the places the flat play may start at, each numbered by its place in the turn's
+        #: steps (a turn's top-level steps 0, 1, ..., the steps of a `repeat` after it)
         self.entries = entries
-        #: the entries that are a top-level `choose` of the active player (the others are
-        #: chance steps)
+        #: the entries that are a `choose` of the active player (the others are chance steps)
         self.decisions = decisions
+        #: each entry by the machine's stack standing there: (id(frame.steps), frame.i) of
+        #: each frame (the turn's, a `repeat`'s), as `_site` reads them
+        self.sites: dict = sites or {}
         #: whether the play may start at the setup's last step, a chance step (entry -1)
         self.setup = setup
         #: a session's actions, by seat and label (see backends.session)
         self.actions: list[dict[str, Any]] = []
         self._play = play
 
+    def _site(self, stack: list) -> int | None:
+        """The entry the machine's frames stand at, or None."""
+        if len(stack) == 1:
+            top = stack[0]
+            return self.sites.get(((id(top.steps), top.i),)) if top.__class__ is S.SeqFrame \
+                else None
+        key = []
+        for f in stack:
+            if f.__class__ is not S.SeqFrame:
+                return None
+            key.append((id(f.steps), f.i))
+        return self.sites.get(tuple(key))
+
     def play(self, st: Any, rng: random.Random, randrange: Any, study: bool,
              log: bool = True) -> tuple[int, int, int, bool] | None:
-        """Play `st` on from a turn's top-level chance step or decision to the end:
-        (decisions, options, most options, True); or, given back, the counts of the moves
-        the engine replayed and False (the engine plays on); None where the flat play
-        cannot start here.
+        """Play `st` on from an entry (a turn's chance step or decision, at its top or in
+        its `repeat`) to the end: (decisions, options, most options, True); or, given back,
+        the counts of the moves the engine replayed and False (the engine plays on); None
+        where the flat play cannot start here.
 
         The moves are recorded, not logged: with `log`, the state's log is written from
         them when it is read (State.log); without, they are left out of it."""
@@ -180,9 +207,9 @@ class FlatGame:
                 moves, start)
 
     def entry(self, st: Any, deal: bool) -> int | None:
-        """Where the flat play begins in `st`: a turn's top-level step's index, -1 at the
-        setup's deal, None where it cannot (`deal`: a game whose turns begin with a
-        decision and that has no flat deal lets the machine deal first)."""
+        """Where the flat play begins in `st`: an entry's number, -1 at the setup's deal,
+        None where it cannot (`deal`: a game whose setup has other chance steps lets the
+        machine resolve them first)."""
         stack = st._stack
         if len(stack) == 1 and stack[0].__class__ is S.SeqFrame:
             top = stack[0]
@@ -192,21 +219,25 @@ class FlatGame:
                 return -1  # a new game at its deal: the flat play deals and plays on
         if stack and stack[0].role == "setup" and not (deal and self._deal(st)):
             return None
-        if len(stack) != 1 or stack[0].__class__ is not S.SeqFrame:
+        if not stack or stack[0].__class__ is not S.SeqFrame:
             return None
         top = stack[0]
-        i = top.i - 1
+        i = self._site(stack)
+        if i is None or top.role != "turn":
+            return None
         if i in self.decisions:
-            # a turn's top-level decision is due: the flat play asks it anew
+            # a turn's decision is due: the flat play asks it anew
             pending = st._pending
-            if (top.role != "turn" or pending is None or pending.window is not None
+            if (pending is None or pending.window is not None
                     or pending.seat != st.active or st._pending_chance is not None
                     or st._ending or st._next_seat is not None or st._unlogged is not None):
                 return None
-        elif (top.role != "turn" or st._pending is not None or i not in self.entries
-                or st._pending_chance is not top.steps[i] or st._ending
-                or st._next_seat is not None or st._unlogged is not None):
-            return None
+        else:
+            last = stack[-1]
+            if (st._pending is not None or i not in self.entries
+                    or st._pending_chance is not last.steps[last.i - 1] or st._ending
+                    or st._next_seat is not None or st._unlogged is not None):
+                return None
         return i
 
     @staticmethod
@@ -329,6 +360,27 @@ class _Gen:
         self.end = [(reason, c, mask) for (reason, _f, mask, _w), c in
                     zip(game.end_conditions, game.end_checked, strict=True)]
         self.player_type = game.scope.globals["active"].type
+        # the entries (see FlatGame.sites): where the steps being written stand among the
+        # machine's frames (None: in a frame the flat play does not start in), the place of
+        # the step being written, the next place's number, and each entry's names to read
+        # from the machine's frame as it starts there
+        self.chain: list | None = None
+        self.at = 0
+        self.pos = 0
+        self.sites: dict = {}
+        self.entry_ids: set[int] = set()
+        self.decision_ids: set[int] = set()
+        self.site_lets: dict[int, list] = {}
+        #: what a Python `break` ends here: None outside a `repeat`'s loop (or in a loop
+        #: of its own, a `for`'s), "break" in it
+        self.brk: str | None = None
+        #: each `repeat`'s steps per round: (its constant's name, the round's steps, the
+        #: enclosing repeat's constant's name or None)
+        self.round_steps: list[tuple[str, int, str | None]] = []
+        self.round_of: str | None = None
+        self.has_repeats = False
+        self.repeats = 0  # the repeats written so far
+        self.rounds_work = 0  # the charges of a round of each repeat, summed
 
     # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
     @staticmethod
@@ -662,7 +714,7 @@ class _Gen:
             return V(f"{name}({', '.join(srcs)})", node.type)
         if name == "first" and gen is not None:  # the first element, None if there is none
             return V(f"next({self._gen(gen, env)}, None)", node.type)
-        if name == "len" and len(args) == 1:
+        if name in ("len", "count") and len(args) == 1:  # count(): the elements
             if gen is not None:
                 return V(f"len([0 {self.clauses(gen.node.data[0], env)[0]}])", INT)
             v = self.ex(args[0], env)
@@ -1004,6 +1056,10 @@ class _Gen:
             return self._union(step.then + step.other)
         if isinstance(step, S.Run):
             return self._union(step.steps)
+        if isinstance(step, S.Repeat):
+            return self._union(step.steps[:-1])
+        if isinstance(step, S.Break):
+            return 0
         if isinstance(step, S.Choose):
             return self._union(tuple(s for o in step.options for s in o.steps)
                                + (step.none or ()))
@@ -1032,9 +1088,18 @@ class _Gen:
 
     def _step(self, step: Any, env: dict[str, V], d: int, framed: bool) -> int:
         w = self.w
+        kind = type(step)
+        if kind is S.Repeat:
+            if not framed:
+                raise Uncovered("a `repeat` here")
+            return self.repeat(step, env, d, True)
         if framed:
             w.add(d, "steps -= 1")
-        kind = type(step)
+        if kind is S.Break:
+            if not framed or self.brk is None or self.firing:
+                raise Uncovered("a `break` here (in a `for` or a trigger)")
+            w.add(d, self.brk)
+            return 1
         if kind is S.Let:
             for name, c, _py in step.gen:
                 var = w.t("x")
@@ -1098,6 +1163,21 @@ class _Gen:
                 raise Uncovered("an effect on this value")
             t.kind.flat_effect(self, step.method, t,
                                [None if a is None else self.expr(a, env) for a in args], env, d)
+            self.changed(step, d)
+            return 1
+        if kind is S.TargetedChance:
+            # `roll: {dice: EXPR, only: ...}`: prepared, then drawn, as the machine does
+            kd = self.game.components[step.component]
+            target, trees = step.gen
+            t = self.expr(target, env)
+            if (t.kind is not kd or not hasattr(kd, "flat_prepare")
+                    or not hasattr(kd, "flat_chance") or not hasattr(kd, "flat_outcome")):
+                raise Uncovered(f"`{step.name}` of this {kd.kind}")
+            kd.flat_prepare(self, step.name, t,
+                            [None if c is None else self.expr(c, env) for c in trees], d)
+            if self.session:  # resolve_chance() rolls
+                w.add(d, f"yield {int(step.component)}")
+            kd.flat_chance(self, step.name, d)
             self.changed(step, d)
             return 1
         if kind is S.ChanceStep:
@@ -1359,8 +1439,10 @@ class _Gen:
         return 1
 
     def choose(self, step: Any, env: dict[str, V], d: int) -> int:
-        if step.none is not None or step.auto:
+        if step.none is not None or step.auto or any(
+                o.steps and o.steps.__class__ is not S.Effects for o in step.options):
             return self.choose_framed(step, env, d, True)
+        self.chain = None
         w = self.w
         seat = self.chooser(step, env, d)
         made = self.options(step, env, seat, d)
@@ -1402,8 +1484,14 @@ class _Gen:
 
     def fstep(self, step: Any, env: dict[str, V], d: int, checks: bool) -> int:
         kind = type(step)
-        if step.pure or kind is S.Let:
+        if (step.pure or kind is S.Let or kind is S.Break or kind is S.ChanceStep
+                or kind is S.TargetedChance):
             return self.step(step, env, d, True)
+        if kind is S.Repeat:
+            saved = self.own_begin()
+            count = self.repeat(step, env, d, checks)
+            self.own_end(saved)
+            return count
         saved = self.own_begin()
         w = self.w
         w.add(d, "steps -= 1")
@@ -1438,27 +1526,46 @@ class _Gen:
         might run out (the number of rounds is known only then)."""
         w = self.w
         it = step.gen
-        if it is None or len(it.nodes) != 1:
-            raise Uncovered("a `for` step of several clauses")
-        (name, node), = it.nodes
-        lst = self.whole(node, env)
-        if lst.size is None:
-            raise Uncovered("a `for` step over a list whose length the game does not bound")
-        self.longest = max(self.longest, lst.size)
-        var = w.t("v")
-        elem = lst.elem
+        if it is None or not getattr(it, "nodes", None):
+            raise Uncovered("a `for` step that did not compile")
         inner = dict(env)
-        inner[name] = V(var, node.type.elem, elem.kind if elem else None,
-                        elem.seat if elem else None, elem.size if elem else None,
-                        elem.elem if elem else None)
-        w.add(d, f"for {var} in {lst.need() if checks is None else 'list(' + lst.need() + ')'}:")
+        loops = []
+        size = 1
+        for name, node in it.nodes:  # each list worked out as its loop reaches it
+            lst = self.whole(node, inner)
+            if lst.size is None:
+                raise Uncovered("a `for` step over a list whose length the game does not "
+                                "bound")
+            size *= max(lst.size, 1)
+            var = w.t("v")
+            elem = lst.elem
+            inner[name] = V(var, node.type.elem, elem.kind if elem else None,
+                            elem.seat if elem else None, elem.size if elem else None,
+                            elem.elem if elem else None)
+            loops.append((var, lst.need()))
+        self.longest = max(self.longest, size)
+        if len(loops) == 1:
+            var, src = loops[0]
+            w.add(d, f"for {var} in {src if checks is None else 'list(' + src + ')'}:")
+        elif checks is None:  # the rounds as the machine's iterator makes them, one by one
+            for var, src in loops[:-1]:
+                w.add(d, f"for {var} in {src}:")
+                d += 1
+            var, src = loops[-1]
+            w.add(d, f"for {var} in {src}:")
+        else:  # every round's names worked out before the first
+            names = ", ".join(var for var, _src in loops)
+            clauses = " ".join(f"for {var} in {src}" for var, src in loops)
+            w.add(d, f"for {names} in [({names}) {clauses}]:")
         at = len(w.lines)
         w.add(d + 1, "")  # the round's charge, written when the body's is known
         before = self.cost
+        brk, self.brk = self.brk, None  # a `break` in it: not covered (see _step)
         if checks is None:
             count = self.steps(tuple(step.body), inner, d + 1, False)
         else:
             count = self.frame(tuple(step.body), inner, d + 1, checks)
+        self.brk = brk
         w.add(d + 1, "pass")
         units = self.cost - before + UNITS_PER_STEP
         charge = f"work -= {units}"
@@ -1476,10 +1583,17 @@ class _Gen:
         the `none:` steps as a frame (checks inherited); with `auto`, an only option is
         played by itself (logged as forced, no decision, its steps a frame of their own);
         otherwise a decision, whose option's steps run at once if they are all effects and
-        as a frame if not. Returns the most steps counted."""
+        as a frame if not; where the flat play may start in an option's steps, from there
+        (`resume_options`). Returns the most steps counted."""
         w = self.w
+        chain, at = self.chain, self.at
+        self.chain = None
         if self.game.check_effects:
             raise Uncovered("`check: effects` with a `choose` that has `none:` or `auto`")
+        sites = self.option_sites(step) if chain is not None else []
+        if sites:  # entries in its options' steps: the decision where none resumes there
+            w.add(d, f"if entry <= {at}:")
+            top, d = d, d + 1
         seat = self.chooser(step, env, d)
         made = self.options(step, env, seat, d)
         none = 0
@@ -1505,7 +1619,49 @@ class _Gen:
             w.add(e, "cw = TURN_WORK")  # a decision: the next call begins
         picked = self.option_steps(made, seat, e, False)
         w.add(e, "pass")
+        if sites:
+            self.resume_options(step, made, sites, chain, top)
         return 1 + max(none, forced, picked)
+
+    def option_sites(self, step: Any) -> list:
+        """The entries in the steps of a decision's options: (option, its steps, index)."""
+        if type(step) is not S.Choose or not step.active:
+            return []
+        return [(k, opt.steps, j) for k, opt in enumerate(step.options)
+                if opt.steps and opt.steps.__class__ is not S.Effects
+                for j, s in enumerate(opt.steps) if self.is_site(s)]
+
+    def resume_options(self, step: Any, made: list, sites: list, chain: list, d: int) -> None:
+        """Where the machine stands in the frame of the option played (its steps, at an
+        entry): those steps from there on, the option's names read from the frame. The
+        decision was counted when the machine reached it; these steps were charged with
+        the decision's."""
+        w = self.w
+        cost = self.cost
+        w.add(d, "else:")
+        w.add(d + 1, "steps += 1  # the decision: counted as the machine reached it")
+        w.add(d + 1, "seat = active")
+        first = True
+        for k, steps, j in sites:
+            p = self.pos
+            self.pos += 1
+            names, inner, _steps, _label = made[k]
+            env = dict(inner)
+            env["player"] = V("seat", inner["player"].type)
+            for nm in names:
+                v = inner[nm]
+                if v.seat is not None and v.seat != inner["player"].src:
+                    raise Uncovered("an option over another player's parts")
+                env[nm] = V(w.t("y"), v.type, v.kind, None if v.seat is None else "seat",
+                            v.size, v.elem)
+            self.register(p, chain + [(steps, j)], steps[j], env)
+            w.add(d + 1, f"{'if' if first else 'elif'} entry == {p}:")
+            first = False
+            self.frame(tuple(steps[j:]), env, d + 2, False)
+            w.add(d + 2, "pass")
+        w.add(d + 1, "else:")
+        w.add(d + 2, "raise GiveBack")
+        self.cost = cost
 
     def option_steps(self, made: list, seat: str, d: int, framed: bool) -> int:
         """The steps of the option played: a frame (`framed`: played by itself; or steps
@@ -1528,6 +1684,224 @@ class _Gen:
             w.add(d + 1, "pass")
         return count
 
+    # ---- repeat: a loop of rounds, and the entries in it ----------------------------------------
+    def repeat(self, step: Any, env: dict[str, V], d: int, checks: bool) -> int:
+        """A `repeat` as Repeat and RepeatTail play it: the step counted, `max` and `while`
+        worked out; then rounds, each its steps (a frame: each counted, the end checked after
+        each with `checks`) and the tail (counted: the round counted, then `max`, `until`,
+        `while`); a `break` ends the Python loop. Each round is charged its work and gives
+        the game back where the budgets might run out.
+
+        Where the machine's frames may stand in it at an entry (the steps of the turn or
+        of such a repeat: `chain`), its steps are numbered in the order of the turn, those
+        an entry must skip guarded by `entry <= N`, and it resumes at the round the
+        machine's frame counted (`st._stack[k]`, the repeat's frame)."""
+        w = self.w
+        chain, at = self.chain, self.at
+        self.chain = None
+        if self.firing:
+            raise Uncovered("a `repeat` in a trigger's steps")
+        gen = step.gen
+        if gen is None or any(c is not None and c.node is None for c in gen):
+            raise Uncovered("a `repeat` that did not compile")
+        cap_c, while_c, until_c = gen
+        self.has_repeats = True
+        body = step.steps[:-1]
+        resumable = chain is not None and self.has_sites(body)
+        rn = w.t("rn")
+        cap: str | None = None
+        if cap_c is None:
+            cap = f"({S.DEFAULT_REPEAT_MAX})"
+        elif cap_c.node.op == "const" and cap_c.node.value.__class__ is int:
+            cap = f"({cap_c.node.value})"
+        # the step, where the machine's frame does not stand in it already
+        e = d
+        if resumable:
+            w.add(d, f"if entry <= {at}:")
+            e = d + 1
+        w.add(e, "steps -= 1")
+        conds = []
+        if cap is None:
+            conds.append(f"{self.expr(cap_c, env).need()} > 0")
+        elif int(cap[1:-1]) <= 0:
+            conds.append("False")
+        if while_c is not None:
+            conds.append(self.expr(while_c, env).need())
+        go = None
+        if conds:
+            go = w.t("go")
+            w.add(e, f"{go} = " + " and ".join(conds))
+        w.add(e, f"{rn} = 0")
+        if resumable:
+            w.add(d, "else:")  # resumed in a round: as many counted as the frame says
+            if go is not None:
+                w.add(d + 1, f"{go} = True")
+            w.add(d + 1, f"{rn} = st._stack[{len(chain)}].env[{w.c(S._ROUNDS)}]")
+        if go is not None:
+            w.add(d, f"if {go}:")
+            d += 1
+        w.add(d, "while True:")
+        b = d + 1
+        charge_at = len(w.lines)
+        w.add(b, "")  # the round's charge, written when the body's is known
+        before = self.cost
+        name = f"RS{self.repeats}"
+        self.repeats += 1
+        outer, self.round_of = self.round_of, name
+        brk, self.brk = self.brk, "break"
+        inner = dict(env)
+        count = 0
+        for j, s in enumerate(body):
+            p = self.pos
+            self.pos += 1
+            sub = None
+            if resumable:
+                sub = chain + [(step.steps, j)]
+                if self.is_site(s):
+                    self.register(p, sub, s, inner)
+            self.chain = sub if sub is not None and self.sites_in(s) else None
+            self.at = p
+            guard = resumable and (self.has_sites(body[j + 1:]) or self.sites_in(s))
+            f = b
+            if guard:
+                g = len(w.lines)
+                w.add(b, f"if entry <= {p}:")
+                f = b + 1
+            count += self.fstep(s, inner, f, checks)
+            if checks:
+                self.checks(s, f)
+            if guard:
+                if self.pos - 1 != p:  # a repeat with entries in it: up to its last
+                    w.lines[g] = "    " * b + f"if entry <= {self.pos - 1}:"
+                w.add(f, "pass")
+        self.chain = None
+        self.brk, self.round_of = brk, outer
+        # the tail: the round counted, then whether another follows
+        saved = self.own_begin()
+        w.add(b, "steps -= 1")
+        if resumable:
+            w.add(b, "entry = 0")  # the next round plays every step
+        w.add(b, f"{rn} += 1")
+        w.add(b, f"if {rn} >= {cap if cap is not None else self.expr(cap_c, env).need()}: "
+                 "break")
+        if until_c is not None:
+            w.add(b, f"if {self.expr(until_c, env).need()}: break")
+        if while_c is not None:
+            w.add(b, f"if not {self.expr(while_c, env).need()}: break")
+        self.own_end(saved)
+        units = self.cost - before + UNITS_PER_STEP
+        if not self.calls:
+            # each round is charged as it begins: the turn's charge leaves its steps out
+            # (where a decision starts a call's count at the turn's charge, it keeps them)
+            self.cost = before
+            self.rounds_work += units
+        self.round_steps.append((name, count + 1, outer))
+        charge = f"work -= {units}"
+        if self.calls:
+            charge += f"; cw += {units}"
+        test = f"steps < {name} or work < 0" + (" or cw > CALL_WORK" if self.calls else "")
+        w.lines[charge_at:charge_at + 1] = ["    " * b + charge,
+                                            "    " * b + f"if {test}: raise GiveBack"]
+        return 1
+
+    @staticmethod
+    def is_site(s: Any) -> bool:
+        """A step the flat play may start at: a chance step, the active player's `choose`."""
+        kind = type(s)
+        return (kind is S.ChanceStep or kind is S.TargetedChance
+                or (kind is S.Choose and s.active and not s.auto))
+
+    def has_sites(self, steps: tuple) -> bool:
+        return any(self.is_site(s) or self.sites_in(s) for s in steps)
+
+    def sites_in(self, s: Any) -> bool:
+        """Whether there are entries inside `s`: in a repeat's rounds, in the steps of a
+        decision's options."""
+        if type(s) is S.Repeat:
+            return self.has_sites(s.steps[:-1])
+        return bool(self.option_sites(s))
+
+    def register(self, p: int, chain: list, s: Any, env: dict[str, V]) -> None:
+        """`s`, at place `p` with the machine's frames at `chain`, is an entry: where the
+        names its steps see can be read from the frame (numbers, texts, truths and lists of
+        them, as the machine keeps them too)."""
+        plain = (INT, BOOL, STR)
+        lets = []
+        for name, v in env.items():
+            t = v.type
+            if name == "player" and v.src == "seat":
+                continue  # the active player, the seat deciding
+            if (v.kind is not None or v.src is None or not re.fullmatch(r"[xy]\d+", v.src)
+                    or not (t in plain or isinstance(t, ListT) and t.elem in plain
+                            and (v.elem is None or v.elem.kind is None))):
+                return  # a name of another value: the machine plays from here
+            lets.append((name, v.src))
+        self.sites[tuple((id(steps), j + 1) for steps, j in chain)] = p
+        self.entry_ids.add(p)
+        if type(s) is S.Choose:
+            self.decision_ids.add(p)
+        if lets:
+            self.site_lets[p] = lets
+
+    def pauses(self, steps: tuple) -> bool:
+        """Whether the steps always pause (a chance step, a decision) before they end or
+        a `break` may end them."""
+        for s in steps:
+            kind = type(s)
+            if kind is S.ChanceStep or kind is S.TargetedChance or (
+                    kind is S.Choose and s.none is None and not s.auto):
+                return True
+            if kind is S.If and not s.pure and self.pauses(s.then) and self.pauses(s.other):
+                return True
+            if kind is S.Run and self.pauses(s.steps):
+                return True
+            if (kind is S.Repeat and s.cond_while is None and s.gen is not None
+                    and (s.gen[0] is None or s.gen[0].node is not None
+                         and s.gen[0].node.op == "const" and s.gen[0].node.value.__class__ is int
+                         and s.gen[0].node.value > 0)
+                    and self.pauses(s.steps[:-1])):
+                return True
+            if self.breaks(s):
+                return False
+        return False
+
+    def breaks(self, s: Any) -> bool:
+        """Whether a `break` may run in `s` (one in a `repeat` inside it ends that one)."""
+        kind = type(s)
+        if kind is S.Break:
+            return True
+        if kind is S.If:
+            return any(map(self.breaks, s.then + s.other))
+        if kind is S.Run:
+            return any(map(self.breaks, s.steps))
+        if kind is S.ForEach:
+            return any(map(self.breaks, s.body))
+        if isinstance(s, S.Choose):
+            return any(self.breaks(x) for o in s.options for x in o.steps) or any(
+                map(self.breaks, s.none or ()))
+        return False
+
+    def rounds_pause(self, steps: tuple) -> bool:
+        """Whether every round of every `repeat` in the steps pauses."""
+        for s in steps:
+            kind = type(s)
+            inner: tuple = ()
+            if kind is S.Repeat:
+                if not self.pauses(s.steps[:-1]):
+                    return False
+                inner = s.steps[:-1]
+            elif kind is S.If:
+                inner = s.then + s.other
+            elif kind is S.Run:
+                inner = s.steps
+            elif kind is S.ForEach:
+                inner = s.body
+            elif isinstance(s, S.Choose):
+                inner = tuple(x for o in s.options for x in o.steps) + (s.none or ())
+            if inner and not self.rounds_pause(inner):
+                return False
+        return True
+
     # ---- the module ---------------------------------------------------------------------------
     def module(self) -> tuple[str, frozenset[int]]:
         game = self.game
@@ -1542,17 +1916,12 @@ class _Gen:
         if self._next_player(game.phases[0][1]):
             raise Uncovered("`next_player`")
         turn = game.phases[0][1]
-        entries = [i for i, s in enumerate(turn) if type(s) is S.ChanceStep]
-        # a turn without a chance step starts at its top-level decision (the game's first
-        # turn at the decision the setup leaves due)
-        self.decisions = frozenset(i for i, s in enumerate(turn)
-                                   if type(s) is S.Choose and s.active and not s.auto)
-        if not entries and not self.decisions:
-            raise Uncovered("a turn without a chance step or a decision at its top")
-        # turns may then follow each other without a pause: one call of the machine may play
-        # several, so the work of a call is counted too (`cw`, from its decision on)
-        self.calls = not entries
-        entries += sorted(self.decisions)
+        # the flat play starts at a turn's chance step or decision of the active player, at
+        # its top or in its `repeat` (the game's first turn at the decision the setup leaves
+        # due); where a turn, or a round of a `repeat`, may pass without a pause, one call of
+        # the machine may play several, so the work of a call is counted too (`cw`, from its
+        # decision on)
+        self.calls = not self.pauses(turn) or not self.rounds_pause(turn)
         body_start = len(w.lines)
         w.add(2, "if steps < TURN_STEPS or work < TURN_WORK: raise GiveBack")
         w.add(2, "work -= TURN_WORK")
@@ -1564,10 +1933,24 @@ class _Gen:
         env: dict[str, V] = {}
         most = 0
         for i, s in enumerate(turn):
-            w.add(2, f"if entry <= {i}:")
+            p = self.pos
+            self.pos += 1
+            chain = [(turn, i)]
+            if self.is_site(s):
+                self.register(p, chain, s, env)
+            self.chain = chain if self.sites_in(s) else None
+            self.at = p
+            g = len(w.lines)
+            w.add(2, f"if entry <= {p}:")
             most += self.step(s, env, 3, True)
+            if self.pos - 1 != p:  # a repeat with entries in it: up to its last
+                w.lines[g] = f"        if entry <= {self.pos - 1}:"
             self.checks(s, 3)
             w.add(3, "pass")
+        self.chain = None
+        if not self.entry_ids:
+            raise Uncovered("a turn without a chance step or a decision to start at")
+        self.decisions = frozenset(self.decision_ids)
         w.add(2, "entry = 0")
         # the next turn, as _next_turn begins it
         w.add(2, "active = (active + 1) % n")
@@ -1586,7 +1969,11 @@ class _Gen:
         # the firings of triggers are charged as they happen, at most TRIGGER_RUNS a turn
         turn_work = self.cost + UNITS_PER_STEP
         # a call (a move or a roll) may run on from one turn into the next
-        if 2 * (turn_work + TRIGGER_RUNS * self.firing_work) > budget.WORK_PER_CALL:
+        # (a call from a pause in a round: the rest of its turn, the next turn to its pause,
+        # each step at most twice)
+        if ((4 if self.has_repeats else 2) * (turn_work + self.rounds_work
+                                              + TRIGGER_RUNS * self.firing_work)
+                > budget.WORK_PER_CALL):
             raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
         kinds = game.components
         head = [
@@ -1611,6 +1998,11 @@ class _Gen:
         for kind in kinds:
             head += ["    " + line for line in kind.flat_bind(self)]
         head += ["    try:"]
+        for p, lets in sorted(self.site_lets.items()):
+            # an entry's names, as the machine's frame keeps them
+            head.append(f"        if entry == {p}:")
+            head.append("            fenv = st._stack[-1].env")
+            head += [f"            {var} = fenv[{w.c(name)}]" for name, var in lets]
         if game.triggers:
             # the machine's last check left every trigger settled (see fire), or the
             # machine plays the game (from here: no move made yet)
@@ -1649,8 +2041,16 @@ class _Gen:
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
         tail += ["    return made, options, most"]
         w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work,
-                        CALL_WORK=budget.WORK_PER_CALL)
-        return "\n".join(head + body + tail) + "\n", frozenset(entries)
+                        CALL_WORK=budget.WORK_PER_CALL, SITES=self.sites)
+        # a round checks that its steps, the enclosing rounds' and a turn's are left
+        rounds = {name: (count, outer) for name, count, outer in self.round_steps}
+        for name, (count, outer) in rounds.items():
+            total = count
+            while outer is not None:
+                more, outer = rounds[outer]
+                total += more
+            w.consts[name] = total + most + 1
+        return "\n".join(head + body + tail) + "\n", frozenset(self.entry_ids)
 
     def setup_entry(self, d: int) -> bool:
         """The flat play from the setup's last step, a chance step (the deal a new game
@@ -1720,6 +2120,8 @@ class _Gen:
                 inner = tuple(x for o in s.options for x in o.steps) + (s.none or ())
             elif isinstance(s, S.ForEach):
                 inner = s.body
+            elif isinstance(s, S.Repeat):
+                inner = s.steps[:-1]
             if inner and self._next_player(inner, seen):
                 return True
         return False
@@ -1797,7 +2199,7 @@ def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]
     names = dict(consts)
     names.update(_BUILTINS, GiveBack=GiveBack, Over=Over, check_int=_check_int, PASS=_PASS)
     flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries,
-                    decisions, setup)
+                    decisions, consts.get("SITES"), setup)
     flat.consts = consts
     flat.actions = [{} for _ in range(game.max_players)]
     return flat

@@ -500,10 +500,48 @@ class Dice(Kind):
         faces, inp = self._flat_lists(gen, base)
         if name in self.pos and name in self.type.inline:
             return gen.value(f"{faces}[{self.pos[name]}]", type_)
+        n = len(self.names)
         if name == "faces":  # a copy, as DiceView.faces
-            return gen.value(f"{gen.w.c(_in_play)}({faces}, {inp})", type_,
-                             size=len(self.names))
+            return gen.value(f"{gen.w.c(_in_play)}({faces}, {inp})", type_, size=n)
+        if name == "all_names":
+            return gen.value(gen.w.c(list(self.names)), type_, size=n)
+        if name == "subsets" and n <= MAX_SUBSET_DICE:
+            # the view's lists, shared from the same cache (the flat code only reads them);
+            # the machine charges about an element per die of each: a loop over as many
+            subsets = (1 << n) - 1
+            gen.longest = max(gen.longest, subsets * (n + 1))
+            return gen.value(f"{gen.w.c(self.flat_subsets)}({inp})", type_, size=subsets,
+                             elem=gen.value(None, type_.elem, size=n))
         raise gen.uncovered(f"dice.{name}")
+
+    def flat_subsets(self, in_play: list[bool]) -> list[list[int]]:
+        """`DiceView.subsets` of the dice in play, the cached lists themselves."""
+        inp = tuple(in_play)
+        hit = self._subsets.get(inp)
+        if hit is None:
+            pos = [i for i, p in enumerate(inp) if p]
+            hit = self._subsets[inp] = [[pos[k] for k in range(len(pos)) if m >> k & 1]
+                                        for m in range(1, 1 << len(pos))]
+        return hit
+
+    def flat_only(self, in_play: list[bool], names: list[str]) -> list[bool]:
+        """The dice a roll `only: names` rolls, as `_roll_only` marks them (a name that is
+        no die: a KeyError, and the machine plays the game and says so)."""
+        pos = self.pos
+        for n in names:
+            pos[n]
+        return [in_play[i] and n in names for i, n in enumerate(self.names)]
+
+    def flat_prepare(self, gen: Any, name: str, target: Any, args: list, d: int) -> None:
+        """`roll: {dice: ..., only: NAMES}`: the dice it rolls marked, as `_roll_only`."""
+        if name != "roll" or len(args) != 1 or self.per_player:
+            raise gen.uncovered(f"`{name}` of dice with these arguments")
+        i = int(self.index)
+        only = args[0]
+        if only is None:
+            gen.w.add(d, f"d{i}[2] = None")
+        else:
+            gen.w.add(d, f"d{i}[2] = {gen.w.c(self.flat_only)}(d{i}p, {only.need()})")
 
     def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
         # a name that is no die fails as the view's lookup does: the machine plays the game
@@ -513,7 +551,8 @@ class Dice(Kind):
     def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
         """`dice.count(face)` and `dice.group_sums(lo, hi)`: what DiceView's give (the
         latter by `flat_sums`)."""
-        if name == "count":
+        if name == "count" and len(args) == 1:
+            gen.longest = max(gen.longest, len(self.names))
             faces, inp = self._flat_lists(gen, base)
             return gen.value(f"{gen.w.c(_in_play)}({faces}, {inp}).count({args[0].need()})",
                              type_)

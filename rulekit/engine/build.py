@@ -997,11 +997,15 @@ class GameBuild:
         if component is None:
             return None
         args = []
+        trees = []
         for a, t in chance.args.items():
             c = b.expr(path + (a,), value[a], scope, t) if a in value else None
             args.append(c.fn if c is not None else None)
+            trees.append(c)
         step = S.TargetedChance(key, component.index, chance, target.fn, args)
         step.writes = self.changes(target.reads)
+        # the checked trees, for the flat backend (an argument not given: None)
+        step.gen = (target, trees)
         return step
 
     def repeat_step(self, path: Path_, value: Any, body: Any, scope: Scope) -> S.Step | None:
@@ -1012,10 +1016,13 @@ class GameBuild:
             b.error(p, "`repeat` takes a mapping: while, until, max (each optional)",
                     "for example repeat: {until: \"turn_total >= 20\", max: 100}")
             return None
-        conds = [b.fn(p + (k,), value[k], scope, BOOL) if k in value else None
-                 for k in ("while", "until")]
-        cap = b.fn(p + ("max",), value["max"], scope, INT) if "max" in value else (
-            lambda st, env: S.DEFAULT_REPEAT_MAX)
+        # the checked trees are kept for the flat backend (None: not given)
+        trees = {k: b.expr(p + (k,), value[k], scope, t) if k in value else None
+                 for k, t in (("while", BOOL), ("until", BOOL), ("max", INT))}
+        conds = [(c.fn if c is not None else _broken) if k in value else None
+                 for k, c in (("while", trees["while"]), ("until", trees["until"]))]
+        cap = ((trees["max"].fn if trees["max"] is not None else _broken) if "max" in value
+               else (lambda st, env: S.DEFAULT_REPEAT_MAX))
         if not body:
             b.error(path, "a `repeat` needs steps to repeat", "add do: [steps]")
         self.loops += 1
@@ -1023,7 +1030,9 @@ class GameBuild:
             steps = self.steps(path + ("do",), body, scope)
         finally:
             self.loops -= 1
-        return S.Repeat(steps, cap, *conds)
+        step = S.Repeat(steps, cap, *conds)
+        step.gen = (trees["max"], trees["while"], trees["until"])
+        return step
 
     def set_step(self, path: Path_, value: Any, scope: Scope, add: bool) -> S.Step | None:
         b = self.b
