@@ -122,6 +122,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
             make = f"{k_action}(label, seat, {k_steps}, e)"
         else:
             form, xs, digits = keyed
+            written = label_of(form)  # one function, one store of labels, for both makers
             k_tuple = pysource.const(tuple)
             if unique:
                 lines.append(f"{pad}label = {k_tuple}({xs})")
@@ -141,7 +142,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
                     f"{pad}    label = {label.src}",
                 ]
                 rec_label = lines[-3:]
-            make = (f"({pysource.const(KeyedAction)}({pysource.const(form)}, label, seat, "
+            make = (f"({pysource.const(KeyedAction)}({pysource.const(written)}, label, seat, "
                     f"{k_steps}, e) if label.__class__ is {k_tuple} else "
                     f"{k_action}(label, seat, {k_steps}, e))")
         if unique:
@@ -161,7 +162,7 @@ def option_generator(outer: Scope, inner: Scope, iterate: Callable | None,
         lines.append(f"{inner_pad}out.append({make})")
         # the same options as records: the values bound, and a maker of the Action
         make_fn, make_source = _record_maker(tuple(name for name, _p in bound), steps,
-                                             keyed[0] if keyed is not None else None, by_parts)
+                                             written if keyed is not None else None, by_parts)
         played = effects_function(tuple(name for name, _p in bound), steps, where)
         make_fn.run = played[0] if played is not None else None if steps else _no_effects
         if played is not None:
@@ -194,14 +195,16 @@ class Inline:
         self.consts = consts
 
 
-def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str] | None,
+def _record_maker(names: tuple[str, ...], steps: Any,
+                  written: Callable[[tuple[int, ...]], str] | None,
                   parts: LabelForm | None = None
                   ) -> tuple[Callable[[Any, int, dict, Any], Action], str]:
     """The maker of an option's records `(key, make, values)`: the Action, with `values`
     (a tuple; for one name, the value itself) bound to `names` in a copy of the decision's
-    env, as the option's generator makes it. With `form` (a keyed label), a key of numbers
-    makes a KeyedAction; with `parts`, the key is its parts' and the label is written from
-    it. Generated too: it runs once per move played."""
+    env, as the option's generator makes it. With `written` (the label of a keyed label's
+    numbers, see labels.label_of), a key of numbers makes a KeyedAction; with `parts`, the
+    key is its parts' and the label is written from it. Generated too: it runs once per
+    move played."""
     consts: dict[str, Any] = {}
     with pysource.collecting(consts):
         lines = ["def make(key, seat, base, values):", "    e = base.copy()"]
@@ -211,18 +214,18 @@ def _record_maker(names: tuple[str, ...], steps: Any, form: tuple[str, str, str]
             for i, name in enumerate(names):
                 lines.append(f"    e[{pysource.const(name)}] = values[{i}]")
         k_steps = pysource.const(steps)
-        if form is not None:
+        if written is not None:
             # numbers (a tuple, or a list that is its loop's element) rather than a label
             lines.append(f"    if key.__class__ is not {pysource.const(str)}:")
             lines.append(f"        return {pysource.const(KeyedAction)}("
-                         f"{pysource.const(form)}, {pysource.const(tuple)}(key), seat, "
+                         f"{pysource.const(written)}, {pysource.const(tuple)}(key), seat, "
                          f"{k_steps}, e)")
         label = None if parts is None else parts.label()
         text = "key" if label is None else f"{pysource.const(label)}(key)"
         lines.append(f"    return {pysource.const(Action)}({text}, seat, {k_steps}, e)")
     source = "\n".join(lines) + "\n"
     make = pysource.compile_function(source, consts, "make")
-    make.label = label_of(form) if form is not None else label
+    make.label = written if written is not None else label
     make.form = parts  # the generated turns write the label of a key themselves
     return make, source
 

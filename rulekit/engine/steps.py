@@ -547,30 +547,27 @@ class Action:
 
 class KeyedAction(Action):
     """A legal move whose label, PREFIX + SEP.join(numbers) + SUFFIX, is written when it is
-    first read: a random playout or a search reads the label of the move it plays only.
+    first read, by `label(numbers)` (labels.label_of, which keeps the labels of the few
+    short keys a game has): a random playout or a search reads the label of the move it
+    plays only.
 
     Options of such a label are told apart by their numbers (see backends.codegen), which give the
     label one to one.
     """
 
-    __slots__ = ("_key", "_form", "_text")
+    __slots__ = ("_key", "_label")
 
-    def __init__(self, form: tuple[str, str, str], key: tuple[int, ...], seat: int,
-                 steps: tuple[Step, ...], env: dict) -> None:
-        self._form = form
+    def __init__(self, label: Callable[[tuple[int, ...]], str], key: tuple[int, ...],
+                 seat: int, steps: tuple[Step, ...], env: dict) -> None:
+        self._label = label
         self._key = key
-        self._text: str | None = None
         self.seat = seat
         self.steps = steps
         self.env = env
 
     @property  # type: ignore[override]
     def label(self) -> str:
-        text = self._text
-        if text is None:
-            prefix, sep, suffix = self._form
-            text = self._text = prefix + sep.join(map(str, self._key)) + suffix
-        return text
+        return self._label(self._key)
 
 
 def _given(key: Any, seat: int, base: dict, action: Action) -> Action:
