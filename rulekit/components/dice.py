@@ -629,6 +629,8 @@ class Dice(Kind):
             faces, rolled = record
         else:
             faces, rolled = record, view.s[1]
+        if False not in rolled:  # every die rolled, as most rolls are
+            return dict(zip(self.names, faces))
         return {n: faces[i] for i, n, _k in self.dice if rolled[i]}
 
 
