@@ -952,3 +952,73 @@ def test_phases_given_back_mid_way_are_the_machines(tmp_path: Path, at: str) -> 
                 assert _play(game, 3, seed, study, early) == \
                     _play(game, 3, seed, study, None), (stop, seed, study)
         assert len(finished) < 8  # some were given back
+
+
+#: a map of the game's (counts by face), one of texts, and one of truths for each player:
+#: every read and effect of the kind
+MAPPED = """rulekit: 1
+name: Mapped
+players: {min: 2, max: 4}
+vars:
+  points: {per: player, init: 0}
+components:
+  die: {kind: dice, dice: {d: 6}}
+  seen: {kind: map, keys: "range(1, 7)", init: 0}
+  claimed: {kind: map, keys: [low, high], items: str, init: ""}
+  marks: {kind: map, keys: [odd, even], items: bool, init: false, per: player}
+flow:
+  turn:
+    - roll: die
+    - add_to: {map: seen, key: die.d, amount: 1}
+    - choose:
+        options:
+          - for: "side in claimed.keys"
+            if: "claimed[side] == ''"
+            label: "claim {side}"
+            do:
+              - put: {map: claimed, key: side, value: "str(active.seat)"}
+              - add: {active.points: "seen.get(die.d)"}
+          - label: "mark"
+            do:
+              - put: {map: active.marks, key: "'odd' if die.d % 2 == 1 else 'even'", value: true}
+              - add: {active.points: "len(seen.keys_with(0)) + len(active.marks.keys_with(true))"}
+          - label: "clear"
+            if: "sum(seen.values) > 8"
+            do: [{reset_map: {map: claimed}}, {reset_map: {map: active.marks}}]
+end:
+  when: {done: "max(p.points for p in players) >= 25"}
+score: player.points
+"""
+
+
+def test_maps_play_the_machines_games(tmp_path: Path) -> None:
+    """A map's values read by key, by `get`, as `values` and by `keys_with`, set by `put`
+    and `add_to` and reset: the machine's games at every player count, all of them flat."""
+    game = _game(tmp_path, MAPPED, "mapped.yaml")
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for players in (2, 3, 4):
+        for seed in range(8):
+            for study in (False, True):
+                assert _play(game, players, seed, study, made) == \
+                    _play(game, players, seed, study, None), (players, seed, study)
+    assert len(finished) == 3 * 8 * 2
+
+
+def test_a_map_read_at_a_key_it_has_not_fails_as_on_the_machine(tmp_path: Path) -> None:
+    """A key past the map's (a six, plus one): the flat play gives the game back and the
+    machine replays its moves and fails there with its message."""
+    game = _game(tmp_path, MAPPED.replace("seen.get(die.d)", "seen.get(die.d + 1)"),
+                 "broken.yaml")
+    assert game.flat is not None
+    failures = []
+    for use in (game.flat, None):
+        game.__dict__["flat"] = use
+        st = game.new_game(players=3, seed=2)
+        with pytest.raises(RulekitError) as info:
+            st.playout(random.Random(5))
+        failures.append((str(info.value), st.log, st.turn))
+    game.__dict__.pop("flat", None)
+    assert failures[0] == failures[1]
+    assert "has no key 7" in failures[0][0] and failures[0][2] > 1
