@@ -31,6 +31,10 @@ numbered in the order of the turn's steps and found from the frames (`FlatGame.s
 the steps before it are skipped (`entry <= N`), a repeat resumes at the round its frame
 counted, and the names the steps before it bound (`let`) are read from the frame.
 
+A game of several phases writes each phase's turn under a test of the phase it is in,
+and ends a turn as the machine's `_next_turn` does: the phase's `until`, then the next
+seat (the one a `next_player` step chose, kept as `nxt`) and the round it completes.
+
 A game it does not cover (a building block without a flat form, a step it has no code
 for) keeps the machine's path; `rulekit compile --backend flat FILE` shows the module or
 says why not. Every name in the source is the generator's own and every value from the
