@@ -857,7 +857,7 @@ def test_a_repeat_in_a_repeat_starts_where_the_machine_stands(tmp_path: Path) ->
 
 #: two phases, each ending by its `until` (the game "spend over" after the second, unless
 #: one player got rich first and the round was played out), extra turns (`next_player:
-#: active`) and turns passed over (`next_player` two seats on)
+#: active`, in a branch and in an option) and turns passed over (two seats on)
 PHASES = """rulekit: 1
 name: Phased
 players: {min: 2, max: 4}
@@ -887,6 +887,9 @@ flow:
                 do:
                   - add: {active.spent: k}
               - label: wait
+              - label: again
+                if: "die.d == 5"
+                do: [{next_player: active}]
         - if: "die.d == 6"
           then: [{next_player: "(active.seat + 2) % player_count"}]
         - if: "die.d == 1"
