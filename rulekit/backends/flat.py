@@ -385,6 +385,7 @@ class _Gen:
         self.has_repeats = False
         self.repeats = 0  # the repeats written so far
         self.rounds_work = 0  # the charges of a round of each repeat, summed
+        self.chosen = False  # whether a `next_player` step may choose the next seat (`nxt`)
 
     # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
     @staticmethod
@@ -1931,7 +1932,7 @@ class _Gen:
             raise Uncovered("the first player")
         phases = game.phases
         # several phases, or one that ends: the turn's steps are the phase's (`phase`)
-        self.phased = len(phases) > 1 or phases[0][2] is not None
+        phased = len(phases) > 1 or phases[0][2] is not None
         # a `next_player` step: the next turn is the chosen seat's (`nxt`, -1: none)
         self.chosen = any(self._next_player(turn) for _n, turn, _u in phases) or any(
             self._next_player(tuple(t.steps)) for t in game.triggers)
@@ -1953,7 +1954,7 @@ class _Gen:
         most = 0
         for k, (_name, turn, _until) in enumerate(phases):
             b = 2
-            if self.phased:
+            if phased:
                 w.add(2, f"{'if' if k == 0 else 'elif'} phase == {k}:")
                 b = 3
             most = max(most, self.turn_steps(turn, b))
