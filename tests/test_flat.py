@@ -122,12 +122,14 @@ def test_compile_shows_the_flat_module_or_why_not(tmp_path: Path) -> None:
     shown = runner.invoke(main, ["compile", "--backend", "flat", str(GAMES / "qwixx.yaml")])
     assert shown.exit_code == 0
     assert "def play(" in shown.output and "takes this function" in shown.output
-    # every shipped game is covered: a map (a kind with no flat form) is not
-    left = tmp_path / "tally.yaml"
+    # every shipped game is covered: a trigger that reads what a turn resets is not (the
+    # machine fires it at the first check after the reset)
+    left = tmp_path / "reset.yaml"
     left.write_text((GAMES / "qwixx.yaml").read_text().replace(
-        "components:\n", "components:\n  tally: {kind: map, keys: [a, b], init: 0}\n", 1))
+        "\nend:\n", "\ntriggers:\n  - when: \"active.crossed and active.penalties > 9\"\n"
+        "    do: [{set: {active.penalties: 0}}]\nend:\n", 1))
     reason = flat.build(rulekit.load_game(str(left)))[1]
-    assert reason == "component 'tally' (map)"
+    assert reason == "a trigger that reads what a turn resets"
     why = runner.invoke(main, ["compile", "--backend", "flat", str(left)])
     assert why.exit_code == 0
     assert "engine's path" in why.output and reason in why.output
@@ -851,3 +853,175 @@ def test_a_repeat_in_a_repeat_starts_where_the_machine_stands(tmp_path: Path) ->
                 game.__dict__.pop("flat", None)
         assert played[0] == played[1], seed
     assert deep > 5
+
+
+#: two phases, each ending by its `until` (the game "spend over" after the second, unless
+#: one player got rich first and the round was played out), extra turns (`next_player:
+#: active`, in a branch and in an option) and turns passed over (two seats on)
+PHASES = """rulekit: 1
+name: Phased
+players: {min: 2, max: 4}
+vars:
+  gathered: {per: player, init: 0}
+  spent: {per: player, init: 0}
+  extra: {init: 0}
+components:
+  die: {kind: dice, dice: {d: 6}}
+flow:
+  phases:
+    - name: gather
+      turn:
+        - roll: die
+        - add: {active.gathered: die.d}
+        - if: "die.d == 6 and extra < 3"
+          then: [{add: {extra: 1}}, {next_player: active}]
+      until: "turn >= 2 * player_count"
+    - name: spend
+      turn:
+        - roll: die
+        - choose:
+            options:
+              - for: "k in range(1, 4)"
+                if: "active.spent + k <= active.gathered"
+                label: "spend {k}"
+                do:
+                  - add: {active.spent: k}
+              - label: wait
+              - label: again
+                if: "die.d == 5"
+                do: [{next_player: active}]
+        - if: "die.d == 6"
+          then: [{next_player: "(active.seat + 2) % player_count"}]
+        - if: "die.d == 1"
+          then: [{next_player: active}]
+        - say: "{phase}: {active} has spent {active.spent}"
+      until: "all(p.spent + 3 > p.gathered for p in players) or turn > 80"
+end:
+  when: {rich: "max(p.spent for p in players) >= 12"}
+  finish: round
+score: "player.spent * 10 - player.gathered"
+"""
+
+
+def _game(tmp_path: Path, text: str, name: str) -> rulekit.Game:
+    path = tmp_path / name
+    path.write_text(text)
+    return rulekit.load_game(str(path))
+
+
+def test_phases_and_chosen_next_players_play_the_machines_games(tmp_path: Path) -> None:
+    """Turns in the phase the game is in, each phase over when its `until` holds after a
+    turn, the chosen next player and the rounds it completes (an extra turn none): the
+    machine's games at every player count, every one of them flat, ending both ways."""
+    game = _game(tmp_path, PHASES, "phases.yaml")
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    assert "phase == 1" in made.source and "nxt = " in made.source
+    finished = _finished(made)
+    reasons, extra = set(), 0
+    for players in (2, 3, 4):
+        for seed in range(8):
+            for study in (False, True):
+                ours = _play(game, players, seed, study, made)
+                assert ours == _play(game, players, seed, study, None), (players, seed, study)
+                reasons.add(ours[6])
+                extra += ours[8]["extra"]
+    assert len(finished) == 3 * 8 * 2
+    assert reasons == {"spend over", "rich"} and extra > 0
+
+
+@pytest.mark.parametrize("at", ["turn", "chosen"])
+def test_phases_given_back_mid_way_are_the_machines(tmp_path: Path, at: str) -> None:
+    """The flat play made to give the game back at a later turn's start, or just after a
+    `next_player` step chose the next seat: the engine replays its moves (the phase, the
+    seat chosen) and plays on, and the game is the machine's."""
+    game = _game(tmp_path, PHASES, "phases.yaml")
+    made = game.flat
+    assert made is not None
+    for stop in (2, 7, 15):
+        if at == "turn":
+            source = made.source.replace("if steps < TURN_STEPS",
+                                         f"if turn > {stop} or steps < TURN_STEPS")
+        else:
+            source = re.sub(r"^( *)nxt = x\d+$",
+                            rf"\g<0>\n\g<1>if turn > {stop}: raise GiveBack", made.source,
+                            flags=re.M)
+        assert source != made.source
+        early = flat.load(game, source, made.consts, made.entries, made.decisions,
+                          made.setup)
+        finished = _finished(early)
+        for seed in range(4):
+            for study in (False, True):
+                assert _play(game, 3, seed, study, early) == \
+                    _play(game, 3, seed, study, None), (stop, seed, study)
+        assert len(finished) < 8  # some were given back
+
+
+#: a map of the game's (counts by face), one of texts, and one of truths for each player:
+#: every read and effect of the kind
+MAPPED = """rulekit: 1
+name: Mapped
+players: {min: 2, max: 4}
+vars:
+  points: {per: player, init: 0}
+components:
+  die: {kind: dice, dice: {d: 6}}
+  seen: {kind: map, keys: "range(1, 7)", init: 0}
+  claimed: {kind: map, keys: [low, high], items: str, init: ""}
+  marks: {kind: map, keys: [odd, even], items: bool, init: false, per: player}
+flow:
+  turn:
+    - roll: die
+    - add_to: {map: seen, key: die.d, amount: 1}
+    - choose:
+        options:
+          - for: "side in claimed.keys"
+            if: "claimed[side] == ''"
+            label: "claim {side}"
+            do:
+              - put: {map: claimed, key: side, value: "str(active.seat)"}
+              - add: {active.points: "seen.get(die.d)"}
+          - label: "mark"
+            do:
+              - put: {map: active.marks, key: "'odd' if die.d % 2 == 1 else 'even'", value: true}
+              - add: {active.points: "len(seen.keys_with(0)) + len(active.marks.keys_with(true))"}
+          - label: "clear"
+            if: "sum(seen.values) > 8"
+            do: [{reset_map: {map: claimed}}, {reset_map: {map: active.marks}}]
+end:
+  when: {done: "max(p.points for p in players) >= 25"}
+score: player.points
+"""
+
+
+def test_maps_play_the_machines_games(tmp_path: Path) -> None:
+    """A map's values read by key, by `get`, as `values` and by `keys_with`, set by `put`
+    and `add_to` and reset: the machine's games at every player count, all of them flat."""
+    game = _game(tmp_path, MAPPED, "mapped.yaml")
+    made = game.flat
+    assert made is not None, flat.build(game)[1]
+    finished = _finished(made)
+    for players in (2, 3, 4):
+        for seed in range(8):
+            for study in (False, True):
+                assert _play(game, players, seed, study, made) == \
+                    _play(game, players, seed, study, None), (players, seed, study)
+    assert len(finished) == 3 * 8 * 2
+
+
+def test_a_map_read_at_a_key_it_has_not_fails_as_on_the_machine(tmp_path: Path) -> None:
+    """A key past the map's (a six, plus one): the flat play gives the game back and the
+    machine replays its moves and fails there with its message."""
+    game = _game(tmp_path, MAPPED.replace("seen.get(die.d)", "seen.get(die.d + 1)"),
+                 "broken.yaml")
+    assert game.flat is not None
+    failures = []
+    for use in (game.flat, None):
+        game.__dict__["flat"] = use
+        st = game.new_game(players=3, seed=2)
+        with pytest.raises(RulekitError) as info:
+            st.playout(random.Random(5))
+        failures.append((str(info.value), st.log, st.turn))
+    game.__dict__.pop("flat", None)
+    assert failures[0] == failures[1]
+    assert "has no key 7" in failures[0][0] and failures[0][2] > 1

@@ -183,3 +183,29 @@ def test_a_wrong_comparison_in_the_sessions_module_is_caught() -> None:
         finally:
             game.__dict__.pop("flat_session", None)
     assert caught
+
+
+@pytest.mark.parametrize("name", ["PHASES", "MAPPED"])
+def test_phases_chosen_turns_and_maps_on_a_session_are_the_machines(tmp_path: Path,
+                                                                    name: str) -> None:
+    """The flat tests' games of two phases with chosen next players, and of maps, played
+    by the API loop on their sessions: the machine's games, move by move."""
+    from tests import test_flat
+
+    path = tmp_path / "game.yaml"
+    path.write_text(getattr(test_flat, name))
+    game = rulekit.load_game(str(path))
+    assert game.flat_session is not None
+    for players in range(game.min_players, game.max_players + 1):
+        for seed in range(4):
+            session, machine, on = _both(game, players, seed, moves=3, by_label=seed % 2 == 1)
+            assert on, (players, seed)
+            assert session == machine, (players, seed)
+        st = game.new_game(players=players, seed=9)
+        rng = random.Random(9)
+        while not st.is_over:
+            if st.is_chance:
+                st.resolve_chance()
+            else:
+                st.apply(rng.choice(st.legal_actions()))
+        assert st._unlogged is not None  # the session played it to its end

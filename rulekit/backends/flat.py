@@ -31,6 +31,10 @@ numbered in the order of the turn's steps and found from the frames (`FlatGame.s
 the steps before it are skipped (`entry <= N`), a repeat resumes at the round its frame
 counted, and the names the steps before it bound (`let`) are read from the frame.
 
+A game of several phases writes each phase's turn under a test of the phase it is in,
+and ends a turn as the machine's `_next_turn` does: the phase's `until`, then the next
+seat (the one a `next_player` step chose, kept as `nxt`) and the round it completes.
+
 A game it does not cover (a building block without a flat form, a step it has no code
 for) keeps the machine's path; `rulekit compile --backend flat FILE` shows the module or
 says why not. Every name in the source is the generator's own and every value from the
@@ -230,13 +234,13 @@ class FlatGame:
             pending = st._pending
             if (pending is None or pending.window is not None
                     or pending.seat != st.active or st._pending_chance is not None
-                    or st._ending or st._next_seat is not None or st._unlogged is not None):
+                    or st._ending or st._unlogged is not None):
                 return None
         else:
             last = stack[-1]
             if (st._pending is not None or i not in self.entries
                     or st._pending_chance is not last.steps[last.i - 1] or st._ending
-                    or st._next_seat is not None or st._unlogged is not None):
+                    or st._unlogged is not None):
                 return None
         return i
 
@@ -381,6 +385,7 @@ class _Gen:
         self.has_repeats = False
         self.repeats = 0  # the repeats written so far
         self.rounds_work = 0  # the charges of a round of each repeat, summed
+        self.chosen = False  # whether a `next_player` step may choose the next seat (`nxt`)
 
     # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
     @staticmethod
@@ -430,6 +435,9 @@ class _Gen:
             return V("rnd", INT)
         if src == "st.n":
             return V("n", INT)
+        if name == "phase" and self.game.scope.globals.get("phase") is glob:
+            names = [phase[0] for phase in self.game.phases]
+            return V(f"{self.w.c(names)}[phase]", STR)
         if glob.var is not None:
             return V(f"g{self.gvar_names.index(glob.var)}", node.type)
         kind = self.kinds.get(id(node.type))
@@ -1119,6 +1127,17 @@ class _Gen:
             if not step.steps:
                 return 1
             return 1 + self.steps(step.steps, env, d, framed and not step.pure)
+        if kind is S.NextPlayer:
+            who = self.expr(step.gen, env)
+            if who.kind is not None or not (who.type is INT or isinstance(who.type, ObjT)
+                                            and who.type.name == "Player"):
+                raise Uncovered("`next_player` of this value")
+            var = w.t("x")
+            w.add(d, f"{var} = {who.need()}")
+            # anything but a seat: the machine fails on it
+            w.add(d, f"if {var}.__class__ is not int or not 0 <= {var} < n: raise GiveBack")
+            w.add(d, f"nxt = {var}")
+            return 1
         if kind is S.Say:
             text, to = step.gen
             seat = None
@@ -1906,22 +1925,24 @@ class _Gen:
     def module(self) -> tuple[str, frozenset[int]]:
         game = self.game
         w = self.w
-        if len(game.phases) != 1 or game.phases[0][2] is not None:
-            raise Uncovered("phases")
         if game.turn_reset_mask & self.trigger_mask:
             # the machine fires such a trigger at the first check after the reset
             raise Uncovered("a trigger that reads what a turn resets")
         if game.first_player is not None and not callable(game.first_player):
             raise Uncovered("the first player")
-        if self._next_player(game.phases[0][1]):
-            raise Uncovered("`next_player`")
-        turn = game.phases[0][1]
+        phases = game.phases
+        # several phases, or one that ends: the turn's steps are the phase's (`phase`)
+        phased = len(phases) > 1 or phases[0][2] is not None
+        # a `next_player` step: the next turn is the chosen seat's (`nxt`, -1: none)
+        self.chosen = any(self._next_player(turn) for _n, turn, _u in phases) or any(
+            self._next_player(tuple(t.steps)) for t in game.triggers)
         # the flat play starts at a turn's chance step or decision of the active player, at
         # its top or in its `repeat` (the game's first turn at the decision the setup leaves
         # due); where a turn, or a round of a `repeat`, may pass without a pause, one call of
         # the machine may play several, so the work of a call is counted too (`cw`, from its
         # decision on)
-        self.calls = not self.pauses(turn) or not self.rounds_pause(turn)
+        self.calls = any(not self.pauses(turn) or not self.rounds_pause(turn)
+                         for _n, turn, _u in phases)
         body_start = len(w.lines)
         w.add(2, "if steps < TURN_STEPS or work < TURN_WORK: raise GiveBack")
         w.add(2, "work -= TURN_WORK")
@@ -1930,38 +1951,19 @@ class _Gen:
         if self.calls:
             w.add(2, "cw += TURN_WORK")
             w.add(2, "if cw > CALL_WORK: raise GiveBack")
-        env: dict[str, V] = {}
         most = 0
-        for i, s in enumerate(turn):
-            p = self.pos
-            self.pos += 1
-            chain = [(turn, i)]
-            if self.is_site(s):
-                self.register(p, chain, s, env)
-            self.chain = chain if self.sites_in(s) else None
-            self.at = p
-            g = len(w.lines)
-            w.add(2, f"if entry <= {p}:")
-            most += self.step(s, env, 3, True)
-            if self.pos - 1 != p:  # a repeat with entries in it: up to its last
-                w.lines[g] = f"        if entry <= {self.pos - 1}:"
-            self.checks(s, 3)
-            w.add(3, "pass")
+        for k, (_name, turn, _until) in enumerate(phases):
+            b = 2
+            if phased:
+                w.add(2, f"{'if' if k == 0 else 'elif'} phase == {k}:")
+                b = 3
+            most = max(most, self.turn_steps(turn, b))
         self.chain = None
         if not self.entry_ids:
             raise Uncovered("a turn without a chance step or a decision to start at")
         self.decisions = frozenset(self.decision_ids)
         w.add(2, "entry = 0")
-        # the next turn, as _next_turn begins it
-        w.add(2, "active = (active + 1) % n")
-        w.add(2, "if active == start:")
-        w.add(3, "if ending: break")
-        w.add(3, "rnd += 1")
-        w.add(2, "turn += 1")
-        for name, value in game.turn_resets_player:
-            w.add(2, f"p{self.pvar_names.index(name)} = [{w.c(value)}] * n")
-        for name, value in game.turn_resets_game:
-            w.add(2, f"g{self.gvar_names.index(name)} = {w.c(value)}")
+        self.next_turn()
         self.check_after(game.turn_mask, 2)  # the checks as the turn begins
         body = ["    " + line for line in w.lines[body_start:]]  # in the try and the loop
         del w.lines[body_start:]
@@ -1981,6 +1983,8 @@ class _Gen:
             "    n = st.n",
             "    PLAYERS = range(n)",
             "    active, start, turn, rnd = st.active, st.start, st.turn, st.round",
+            "    phase = st.phase",
+            "    nxt = -1 if st._next_seat is None else st._next_seat",
             "    ending = False",
             "    reason = None",
             # the chance step played first was counted when the machine reached it
@@ -2026,7 +2030,8 @@ class _Gen:
             "            kind.flat_restore(s, old)",
             "        moves.append((made, options, most))",
             "        raise",
-            "    st.active, st.turn, st.round = active, turn, rnd",
+            "    st.active, st.turn, st.round, st.phase = active, turn, rnd, phase",
+            "    st._next_seat = None if nxt < 0 else nxt",
             "    st.over, st.end_reason, st._ending = True, reason, False",
             "    st._steps_left, st._work_left, st._log_chars = steps, work, logc",
             "    st._version += 1",
@@ -2051,6 +2056,69 @@ class _Gen:
                 total += more
             w.consts[name] = total + most + 1
         return "\n".join(head + body + tail) + "\n", frozenset(self.entry_ids)
+
+    def turn_steps(self, turn: tuple, b: int) -> int:
+        """A phase's turn at depth `b`, each step after its entry (`entry <= N`) and
+        followed by its checks. Returns the most steps counted."""
+        w = self.w
+        env: dict[str, V] = {}
+        most = 0
+        for i, s in enumerate(turn):
+            p = self.pos
+            self.pos += 1
+            chain = [(turn, i)]
+            if self.is_site(s):
+                self.register(p, chain, s, env)
+            self.chain = chain if self.sites_in(s) else None
+            self.at = p
+            g = len(w.lines)
+            w.add(b, f"if entry <= {p}:")
+            most += self.step(s, env, b + 1, True)
+            if self.pos - 1 != p:  # a repeat with entries in it: up to its last
+                w.lines[g] = "    " * b + f"if entry <= {self.pos - 1}:"
+            self.checks(s, b + 1)
+            w.add(b + 1, "pass")
+        return most
+
+    def next_turn(self) -> None:
+        """The turn is over, as State._next_turn ends it: the phase's `until` (the next
+        phase, or after the last the game's end), the next seat (the chosen one, a round
+        complete when play passes the start player going left), the round, the resets."""
+        game = self.game
+        w = self.w
+        test = "if"
+        for k, (name, _turn, until) in enumerate(game.phases):
+            if until is None:
+                continue
+            c = game.untils_checked[k]
+            if c is None:
+                raise Uncovered("a phase's `until` that did not compile")
+            w.add(2, f"{test} phase == {k}:")
+            test = "elif"
+            w.add(3, f"if {self.end_expr(c)}:")
+            if k + 1 == len(game.phases):
+                w.add(4, f"reason = reason or {w.c(f'{name} over')}")
+                w.add(4, "break")
+            else:
+                w.add(4, f"phase = {k + 1}")
+        d = 2
+        if self.chosen:
+            w.add(2, "if nxt >= 0:")
+            w.add(3, "prev = active; active = nxt; nxt = -1")
+            w.add(3, "if (start - prev - 1) % n < (active - prev) % n:")
+            w.add(4, "if ending: break")
+            w.add(4, "rnd += 1")
+            w.add(2, "else:")
+            d = 3
+        w.add(d, "active = (active + 1) % n")
+        w.add(d, "if active == start:")
+        w.add(d + 1, "if ending: break")
+        w.add(d + 1, "rnd += 1")
+        w.add(2, "turn += 1")
+        for name, value in game.turn_resets_player:
+            w.add(2, f"p{self.pvar_names.index(name)} = [{w.c(value)}] * n")
+        for name, value in game.turn_resets_game:
+            w.add(2, f"g{self.gvar_names.index(name)} = {w.c(value)}")
 
     def setup_entry(self, d: int) -> bool:
         """The flat play from the setup's last step, a chance step (the deal a new game

@@ -249,6 +249,50 @@ class _Container(Kind):
     def item(self, place: int, value: Any) -> str:
         return f'<span class="item">{esc(value)}</span>'
 
+    # ---- the flat backend's form: the state's own list (ls{index}; a list per seat for a
+    # player's; a map's values in the order of its keys) ----------------------------------
+    #: its effects run no steps of their own (the flat backend checks the end by what they write)
+    flat_runs_steps = False
+
+    def flat_types(self) -> list:
+        return [self.type]
+
+    def flat_bind(self, gen: Any) -> list[str]:
+        i = int(self.index)
+        return [f"ls{i} = comps[{i}]"]
+
+    def flat_restore(self, s: list, old: list) -> None:
+        if self.per_player:
+            for now, then in zip(s, old):
+                now[:] = then
+        else:
+            s[:] = old
+
+    def _flat_list(self, gen: Any, base: Any) -> str:
+        """The source of the list `base` stands for (the game's, or a player's)."""
+        i = int(self.index)
+        if not self.per_player:
+            return f"ls{i}"
+        if base.seat is None:
+            raise gen.uncovered(f"the {self.kind} '{self.name}' without its player")
+        return f"ls{i}[{base.seat}]"
+
+    def _flat_checked(self, gen: Any, x: str, d: int) -> None:
+        """Give the game back unless `x` may be stored (`_checked`)."""
+        test = f"{x}.__class__ is not {self.item_py.__name__}"
+        if self.item_py is int:
+            test += f" or not {-MAX_INT} < {x} < {MAX_INT}"
+        elif self.item_py is str:
+            test += f" or len({x}) > {MAX_STR}"
+        gen.w.add(d, f"if {test}: raise GiveBack")
+
+    def _flat_name(self, gen: Any, base: Any, type_: Any) -> Any:
+        """Its text, as the view's: its name, and whose it is."""
+        text = gen.w.c(self.name)
+        if base.seat is None:
+            return gen.value(text, type_)
+        return gen.value(f"({text} + {gen.w.c(' of player ')} + str({base.seat}))", type_)
+
 
 _ITEMS_SCHEMA = {"description": "the type of the values: int (default), str or bool",
                  "enum": list(ITEM_TYPES)}
@@ -299,34 +343,6 @@ class ListKind(_Container):
         }, index=(INT, t))
         self.type.printable = True  # its name, and whose it is
 
-    # ---- the flat backend's form: the state's own list (ls{index}; a list per seat for a
-    # player's) -------------------------------------------------------------------------------
-    #: its effects run no steps of their own (the flat backend checks the end by what they write)
-    flat_runs_steps = False
-
-    def flat_types(self) -> list:
-        return [self.type]
-
-    def flat_bind(self, gen: Any) -> list[str]:
-        i = int(self.index)
-        return [f"ls{i} = comps[{i}]"]
-
-    def flat_restore(self, s: list, old: list) -> None:
-        if self.per_player:
-            for now, then in zip(s, old):
-                now[:] = then
-        else:
-            s[:] = old
-
-    def _flat_list(self, gen: Any, base: Any) -> str:
-        """The source of the list `base` stands for (the game's, or a player's)."""
-        i = int(self.index)
-        if not self.per_player:
-            return f"ls{i}"
-        if base.seat is None:
-            raise gen.uncovered(f"the list '{self.name}' without its player")
-        return f"ls{i}[{base.seat}]"
-
     def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
         xs = self._flat_list(gen, base)
         if name == "items":  # a copy, as ListView.items
@@ -337,11 +353,8 @@ class ListKind(_Container):
             return gen.value(f"len({xs})", type_)
         if name == "last":
             return gen.value(f"({xs}[-1] if {xs} else None)", type_)
-        if name == "name":  # its text, as the view's
-            text = gen.w.c(self.name)
-            if base.seat is None:
-                return gen.value(text, type_)
-            return gen.value(f"({text} + {gen.w.c(' of player ')} + str({base.seat}))", type_)
+        if name == "name":
+            return self._flat_name(gen, base, type_)
         raise gen.uncovered(f"{self.name}.{name}")
 
     def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
@@ -361,15 +374,6 @@ class ListKind(_Container):
         if name == "index_of":
             return gen.value(f"{gen.w.c(_index_of)}({xs}, {a})", type_)
         raise gen.uncovered(f"{self.name}.{name}()")
-
-    def _flat_checked(self, gen: Any, x: str, d: int) -> None:
-        """Give the game back unless `x` may be stored (`_checked`)."""
-        test = f"{x}.__class__ is not {self.item_py.__name__}"
-        if self.item_py is int:
-            test += f" or not {-MAX_INT} < {x} < {MAX_INT}"
-        elif self.item_py is str:
-            test += f" or len({x}) > {MAX_STR}"
-        gen.w.add(d, f"if {test}: raise GiveBack")
 
     def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
                     d: int) -> None:
@@ -455,3 +459,64 @@ class MapKind(_Container):
         key = self.keys[place]
         return (f'<span class="entry" data-key="{esc(key)}"><b>{esc(key)}</b>{esc(value)}'
                 "</span>")
+
+    # ---- the flat backend's form (see _Container): the values by the place of their key
+    # in `keys` (KEYS, a constant dict), as MapView keeps them ---------------------------
+
+    def _flat_key(self, gen: Any, key: Any) -> str:
+        """The place of `key`: a key the map has not is a KeyError, and the machine plays
+        the game (and fails on it with its message)."""
+        return f"{gen.w.c(self.key_index)}[{key.need()}]"
+
+    def flat_attr(self, gen: Any, base: Any, name: str, type_: Any) -> Any:
+        xs = self._flat_list(gen, base)
+        size = len(self.keys)
+        if name == "keys":  # a copy, as MapView.keys
+            return gen.value(f"list({gen.w.c(self.keys)})", type_, size=size)
+        if name == "values":
+            return gen.value(f"list({xs})", type_, size=size)
+        if name == "name":
+            return self._flat_name(gen, base, type_)
+        raise gen.uncovered(f"{self.name}.{name}")
+
+    def flat_index(self, gen: Any, base: Any, key: Any, type_: Any) -> Any:
+        return gen.value(f"{self._flat_list(gen, base)}[{self._flat_key(gen, key)}]", type_)
+
+    def flat_method(self, gen: Any, base: Any, name: str, args: list, type_: Any) -> Any:
+        """MapView's methods; `keys_with` bounded as a loop over the keys (the machine
+        charges their number)."""
+        xs = self._flat_list(gen, base)
+        if name == "get":
+            return gen.value(f"{xs}[{self._flat_key(gen, args[0])}]", type_)
+        if name == "keys_with":
+            gen.longest = max(gen.longest, len(self.keys))
+            k, x = gen.w.t("k"), gen.w.t("x")
+            return gen.value(f"[{k} for {k}, {x} in zip({gen.w.c(self.keys)}, {xs}) "
+                             f"if {x} == {args[0].need()}]", type_, size=len(self.keys))
+        raise gen.uncovered(f"{self.name}.{name}()")
+
+    def flat_effect(self, gen: Any, method: str, target: Any, args: list, env: dict,
+                    d: int) -> None:
+        """MapView's effects; what it would refuse (a key it has not, a value of another
+        type, `add_to` on a map of other values) gives the game back."""
+        w = gen.w
+        xs = self._flat_list(gen, target)
+        if method == "_reset":
+            w.add(d, f"{xs}[:] = {w.c(self.init)}")
+            return
+        if method not in ("_put", "_add"):
+            raise gen.uncovered(f"the map's effect {method.lstrip('_')}")
+        k, x = w.t("k"), w.t("x")
+        w.add(d, f"{k} = {self._flat_key(gen, args[0])}")
+        if method == "_put":
+            w.add(d, f"{x} = {args[1].need()}")
+        else:
+            if self.item_py is not int:
+                w.add(d, "raise GiveBack")
+                return
+            a = w.t("a")
+            w.add(d, f"{a} = {args[1].need()}")
+            w.add(d, f"if {a}.__class__ is not int: raise GiveBack")
+            w.add(d, f"{x} = {xs}[{k}] + {a}")
+        self._flat_checked(gen, x, d)
+        w.add(d, f"{xs}[{k}] = {x}")

@@ -513,7 +513,9 @@ class GameBuild:
             compiled_procs[name] = self.steps(("flow", "procedures", name), body, self.scope)
         self.loops = 0
         out["setup"] = self.steps(("flow", "setup"), flow.get("setup") or [], self.scope)
+        self.untils_checked: list = []
         out["phases"] = self.phases(flow)
+        out["untils_checked"] = self.untils_checked  # each phase's `until` tree, for flat
         first = flow.get("first_player")
         if first is not None:
             c = b.expr(("flow", "first_player"), first, self.scope)
@@ -753,13 +755,15 @@ class GameBuild:
             steps = self.steps(path + ("turn",), phase.get("turn") or [], self.scope)
             if not steps:
                 b.error(path, f"phase '{name}' has no turn steps")
-            until = None
+            until = c = None
             if "until" in phase:
-                until = b.fn(path + ("until",), phase["until"], self.scope, BOOL)
+                c = b.expr(path + ("until",), phase["until"], self.scope, BOOL)
+                until = c.fn if c is not None else _broken
             elif i < len(items) - 1:
                 b.error(path, f"phase '{name}' never ends, so the phases after it are "
                               "unreachable", "add `until: CONDITION`")
             out.append((name, steps, until))
+            self.untils_checked.append(c)
         if not out:
             b.error(("flow", "phases"), "there must be at least one phase")
         return out
@@ -917,7 +921,9 @@ class GameBuild:
                 b.error(p, f"`next_player` takes a player or a seat, got {who.type.name}",
                         "for example next_player: active (an extra turn)")
                 return None
-            return S.NextPlayer(who.fn)
+            step = S.NextPlayer(who.fn)
+            step.gen = who  # its checked tree, for the flat backend
+            return step
         if key in _all_chances() and isinstance(value, dict):
             return self.targeted_chance(p, key, value, scope)
         if key in ("run", *_all_chances()) and not isinstance(value, str):
