@@ -99,17 +99,12 @@ class SessionState(State):
         if fs is None or fs.pending.__class__ is int:
             return State.apply(self, action)
         seat, _out, labels = fs.pending
-        i = -1
+        # the label's place among the options (a C scan); an Action must be the seat's
         if action.__class__ is Action:
-            for k, a in enumerate(fs.acts or ()):
-                if a is action:
-                    i = k
-                    break
-            else:
-                if action.seat == seat and action.label in labels:
-                    i = labels.index(action.label)
-        elif isinstance(action, str) and action in labels:
-            i = labels.index(action)
+            label = action.label if action.seat == seat else None
+        else:
+            label = action if isinstance(action, str) else None
+        i = labels.index(label) if label in labels else -1
         if i < 0:  # the machine says why not, as it always does
             leave(self)
             return State.apply(self, action)
