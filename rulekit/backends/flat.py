@@ -120,6 +120,14 @@ class V:
         return self.src
 
 
+def _element(src: str, type_: Type, lst: V) -> V:
+    """An element of the list `lst` (a loop's name), as the list says its elements are."""
+    elem = lst.elem
+    if elem is None:
+        return V(src, type_)
+    return V(src, type_, elem.kind, elem.seat, elem.size, elem.elem)
+
+
 def _check_int(x: Any) -> Any:
     """A variable's new value, as SetVar checks it: out of range, the machine says so."""
     if x.__class__ is int:
@@ -634,10 +642,7 @@ class _Gen:
                 raise Uncovered("a loop over a list whose length the game does not bound")
             size *= max(lst.size, 1)
             var = self.w.t("v")
-            elem = lst.elem
-            inner[name] = V(var, it.type.elem, elem.kind if elem else None,
-                            elem.seat if elem else None, elem.size if elem else None,
-                            elem.elem if elem else None)
+            inner[name] = _element(var, it.type.elem, lst)
             out.append(f"for {var} in {lst.need()}")
             for c in conds:
                 out.append(f"if {self.ex(c, inner).need()}")
@@ -964,10 +969,7 @@ class _Gen:
                 size *= max(lst.size, 1)
                 self.longest = max(self.longest, size)
                 var = w.t("v")
-                elem = lst.elem
-                env[name] = V(var, node.type.elem, elem.kind if elem else None,
-                              elem.seat if elem else None, elem.size if elem else None,
-                              elem.elem if elem else None)
+                env[name] = _element(var, node.type.elem, lst)
                 w.add(d, f"for {var} in {lst.need()}:")
                 d += 1
         return env, d, self.expr(trigger.gen, env).need()
@@ -1251,10 +1253,7 @@ class _Gen:
                         raise Uncovered("options over a list whose length is not bounded")
                     size *= max(lst.size, 1)
                     var = w.t("v")
-                    elem = lst.elem
-                    inner[name] = V(var, node.type.elem, elem.kind if elem else None,
-                                    elem.seat if elem else None, elem.size if elem else None,
-                                    elem.elem if elem else None)
+                    inner[name] = _element(var, node.type.elem, lst)
                     names.append(name)
                     loops.append((name, promise[0]))
                     w.add(depth, f"for {var} in {lst.need()}:")
@@ -1557,10 +1556,7 @@ class _Gen:
                                 "bound")
             size *= max(lst.size, 1)
             var = w.t("v")
-            elem = lst.elem
-            inner[name] = V(var, node.type.elem, elem.kind if elem else None,
-                            elem.seat if elem else None, elem.size if elem else None,
-                            elem.elem if elem else None)
+            inner[name] = _element(var, node.type.elem, lst)
             loops.append((var, lst.need()))
         self.longest = max(self.longest, size)
         if len(loops) == 1:
