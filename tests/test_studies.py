@@ -4,6 +4,7 @@ number of processes, paired comparisons, sweeps, plots, output files and Ctrl-C.
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import os
 import re
@@ -374,13 +375,18 @@ def test_dask_local_is_a_cluster_no_one_else_can_use(monkeypatch: pytest.MonkeyP
         address = cluster.scheduler_address
         seen.append(address)
         assert address.startswith("tls://127.0.0.1:"), address
-        # a client with no key, or with a key of its own, or over plain TCP, gets nowhere
+        # a client with no key, or with a key of its own, or over plain TCP, gets nowhere;
+        # each one refused is collected at once: its __del__ closing it at a later garbage
+        # collection, inside the next client's start, deadlocks distributed's loop runner
         with pytest.raises(TypeError, match="TLS"):
             distributed.Client(address, timeout="3s")
+        gc.collect()
         with pytest.raises(CommClosedError):
             distributed.Client(address, timeout="3s", security=distributed.Security.temporary())
+        gc.collect()
         with pytest.raises((CommClosedError, OSError)):
             distributed.Client("tcp://" + address[len("tls://"):], timeout="3s")
+        gc.collect()
         # every port the cluster opened speaks TLS: no dashboard, no web page of a worker
         # asked of the scheduler once every worker is in (the cluster's own copy of this is
         # refreshed now and then, and lags on a busy machine)
