@@ -63,6 +63,40 @@ def _finished(made: flat.FlatGame) -> list:
     return finished
 
 
+def _reloaded(game: rulekit.Game, made: flat.FlatGame, source: str) -> flat.FlatGame:
+    """`made` with its module's source changed (a give-back forced, a comparison wrong)."""
+    return flat.load(game, source, made.consts, made.entries, made.decisions, made.setup)
+
+
+def _failures(game: rulekit.Game, players: int, seed: int, rng: int) -> list:
+    """A game that breaks, played on the flat path and on the machine's: what each raised
+    (the message), its log and its turn."""
+    made = game.flat
+    assert made is not None
+    failures = []
+    for use in (made, None):
+        game.__dict__["flat"] = use
+        st = game.new_game(players=players, seed=seed)
+        with pytest.raises(RulekitError) as info:
+            st.playout(random.Random(rng))
+        failures.append((str(info.value), st.log, st.turn))
+    game.__dict__.pop("flat", None)
+    return failures
+
+
+def _copy_played(game: rulekit.Game, st: rulekit.State, use: flat.FlatGame | None, seed: int,
+                 study: bool) -> tuple:
+    """A copy of the game in progress `st`, played on by `use` (None: the machine's path),
+    as a search bot's playout plays it."""
+    game.__dict__["flat"] = use
+    try:
+        c = st.clone()
+        p = c._playout(random.Random(seed + 5), None, None, study)
+        return (_outcome(c, True), p.made, p.options, p.most)
+    finally:
+        game.__dict__.pop("flat", None)
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_covered_games_play_the_machines_games(path: Path) -> None:
     game = rulekit.load_game(str(path))
@@ -85,19 +119,10 @@ def test_a_game_given_back_fails_with_the_machines_message() -> None:
     """Too few steps for a game: the flat play gives the game back untouched, and the
     machine stops where it always did, with its message naming the step."""
     game = rulekit.load_game(str(GAMES / "qwixx.yaml"))
-    made = game.flat
-    assert made is not None
-    messages = []
-    for use in (made, None):
-        game.__dict__["flat"] = use
-        game.max_steps = 60
-        st = game.new_game(players=3, seed=5)
-        with pytest.raises(RulekitError) as info:
-            st.playout(random.Random(2))
-        messages.append(str(info.value))
-    game.__dict__.pop("flat", None)
-    assert messages[0] == messages[1]
-    assert "did not end within 60 steps" in messages[0]
+    game.max_steps = 60
+    failures = _failures(game, 3, 5, 2)
+    assert failures[0] == failures[1]
+    assert "did not end within 60 steps" in failures[0][0]
 
 
 def test_a_wrong_comparison_in_the_generator_is_caught() -> None:
@@ -106,8 +131,8 @@ def test_a_wrong_comparison_in_the_generator_is_caught() -> None:
     game = rulekit.load_game(str(GAMES / "qwixx.yaml"))
     made = game.flat
     assert made is not None and "> x1last[" in made.source
-    wrong = flat.load(game, made.source.replace("> x1last[", ">= x1last["), made.consts,
-                      made.entries)
+    wrong = _reloaded(game, made, made.source.replace("> x1last[", ">= x1last["))
+
     def differs(seed: int) -> bool:
         try:  # the log is written by replaying the moves: the engine may refuse them
             return _play(game, 3, seed, False, wrong) != _play(game, 3, seed, False, None)
@@ -273,15 +298,7 @@ def test_a_rule_that_breaks_mid_game_fails_as_on_the_machine(tmp_path: Path) -> 
     path = tmp_path / "broken.yaml"
     path.write_text(text)
     game = rulekit.load_game(str(path))
-    assert game.flat is not None
-    failures = []
-    for use in (game.flat, None):
-        game.__dict__["flat"] = use
-        st = game.new_game(players=3, seed=4)
-        with pytest.raises(RulekitError) as info:
-            st.playout(random.Random(9))
-        failures.append((str(info.value), st.log, st.turn))
-    game.__dict__.pop("flat", None)
+    failures = _failures(game, 3, 4, 9)
     assert failures[0] == failures[1]
     assert "purple" in failures[0][0]
 
@@ -306,8 +323,7 @@ def test_a_domino_game_given_back_mid_way_is_the_machines(name: str) -> None:
     for stop in (0, 3, 17, 40):
         source = made.source.replace("if cw > CALL_WORK: raise GiveBack",
                                      f"if turn > {stop}: raise GiveBack")
-        early = flat.load(game, source, made.consts, made.entries, made.decisions,
-                          made.setup)
+        early = _reloaded(game, made, source)
         for seed in range(4):
             for study in (False, True):
                 assert _play(game, game.max_players, seed, study, early) == \
@@ -329,16 +345,8 @@ def test_a_playout_from_a_copy_in_progress_is_the_machines(name: str) -> None:
         st.playout(rng, decisions=rng.randrange(1, 30))
         game.__dict__.pop("flat", None)
         for study in (False, True):
-            played = []
-            for use in (made, None):
-                game.__dict__["flat"] = use
-                try:
-                    c = st.clone()
-                    p = c._playout(random.Random(seed + 5), None, None, study)
-                    played.append((_outcome(c, True), p.made, p.options, p.most))
-                finally:
-                    game.__dict__.pop("flat", None)
-            assert played[0] == played[1], (seed, study)
+            assert _copy_played(game, st, made, seed, study) == \
+                _copy_played(game, st, None, seed, study), (seed, study)
 
 
 @pytest.mark.parametrize("overrides, reason", [({}, "line"),
@@ -588,15 +596,7 @@ def test_a_deck_rule_that_breaks_fails_as_on_the_machine(tmp_path: Path, old: st
     path = tmp_path / "broken.yaml"
     path.write_text(DECK_GAME.replace(old, new))
     game = rulekit.load_game(str(path))
-    assert game.flat is not None
-    failures = []
-    for use in (game.flat, None):
-        game.__dict__["flat"] = use
-        st = game.new_game(players=4, seed=4)
-        with pytest.raises(RulekitError) as info:
-            st.playout(random.Random(9))
-        failures.append((str(info.value), st.log, st.turn))
-    game.__dict__.pop("flat", None)
+    failures = _failures(game, 4, 4, 9)
     assert failures[0] == failures[1]
     assert message in failures[0][0]
 
@@ -615,7 +615,7 @@ def test_an_example_given_back_mid_way_is_the_machines(name: str) -> None:
                         rf"\g<0>\n\g<1>if made >= {stop}: raise GiveBack", made.source,
                         flags=re.M)
         assert source != made.source
-        early = flat.load(game, source, made.consts, made.entries, made.decisions)
+        early = _reloaded(game, made, source)
         for seed in range(3):
             for study in (False, True):
                 assert _play(game, game.max_players, seed, study, early) == \
@@ -694,19 +694,11 @@ def test_a_playout_from_inside_a_repeat_is_the_machines(name: str) -> None:
         later += inside and st._stack[1].env["#rounds"] > 0
         deeper += len(st._stack) == 3
         for study in (False, True):
-            played = []
-            for use in (made, None):
-                game.__dict__["flat"] = use
-                try:
-                    c = st.clone()
-                    before = len(finished)
-                    p = c._playout(random.Random(seed + 5), None, None, study)
-                    if use is made and inside:
-                        assert len(finished) == before + 1, (seed, study)  # played flat
-                    played.append((_outcome(c, True), p.made, p.options, p.most))
-                finally:
-                    game.__dict__.pop("flat", None)
-            assert played[0] == played[1], (seed, study)
+            before = len(finished)
+            flat_game = _copy_played(game, st, made, seed, study)
+            if inside:
+                assert len(finished) == before + 1, (seed, study)  # played flat
+            assert flat_game == _copy_played(game, st, None, seed, study), (seed, study)
     assert nested > 5 and later > 0
     assert (deeper > 0) == (name == "yacht.yaml")  # a roll in the option's steps
 
@@ -839,19 +831,10 @@ def test_a_repeat_in_a_repeat_starts_where_the_machine_stands(tmp_path: Path) ->
         if st.over:
             continue
         deep += len(st._stack) == 3
-        played = []
-        for use in (made, None):
-            game.__dict__["flat"] = use
-            try:
-                c = st.clone()
-                before = len(finished)
-                p = c._playout(random.Random(seed + 5), None, None, False)
-                if use is made:
-                    assert len(finished) == before + 1, seed  # played flat
-                played.append((_outcome(c, True), p.made, p.options, p.most))
-            finally:
-                game.__dict__.pop("flat", None)
-        assert played[0] == played[1], seed
+        before = len(finished)
+        flat_game = _copy_played(game, st, made, seed, False)
+        assert len(finished) == before + 1, seed  # played flat
+        assert flat_game == _copy_played(game, st, None, seed, False), seed
     assert deep > 5
 
 
@@ -947,8 +930,7 @@ def test_phases_given_back_mid_way_are_the_machines(tmp_path: Path, at: str) -> 
                             rf"\g<0>\n\g<1>if turn > {stop}: raise GiveBack", made.source,
                             flags=re.M)
         assert source != made.source
-        early = flat.load(game, source, made.consts, made.entries, made.decisions,
-                          made.setup)
+        early = _reloaded(game, made, source)
         finished = _finished(early)
         for seed in range(4):
             for study in (False, True):
@@ -1014,14 +996,6 @@ def test_a_map_read_at_a_key_it_has_not_fails_as_on_the_machine(tmp_path: Path) 
     machine replays its moves and fails there with its message."""
     game = _game(tmp_path, MAPPED.replace("seen.get(die.d)", "seen.get(die.d + 1)"),
                  "broken.yaml")
-    assert game.flat is not None
-    failures = []
-    for use in (game.flat, None):
-        game.__dict__["flat"] = use
-        st = game.new_game(players=3, seed=2)
-        with pytest.raises(RulekitError) as info:
-            st.playout(random.Random(5))
-        failures.append((str(info.value), st.log, st.turn))
-    game.__dict__.pop("flat", None)
+    failures = _failures(game, 3, 2, 5)
     assert failures[0] == failures[1]
     assert "has no key 7" in failures[0][0] and failures[0][2] > 1
