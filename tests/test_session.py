@@ -209,3 +209,30 @@ def test_phases_chosen_turns_and_maps_on_a_session_are_the_machines(tmp_path: Pa
             else:
                 st.apply(rng.choice(st.legal_actions()))
         assert st._unlogged is not None  # the session played it to its end
+
+
+def test_a_deal_that_cannot_fit_fails_at_the_call_the_machine_fails_at(tmp_path: Path) -> None:
+    """A deal of more cards than the deck has: the session hands the game to the machine
+    before drawing, and the same `resolve_chance()` call fails with the machine's message."""
+    from test_flat import DECK_GAME
+
+    path = tmp_path / "broken.yaml"
+    path.write_text(DECK_GAME.replace('count: "2 + turn % 2"', 'count: "2 + turn"'))
+    failures = []
+    for machine in (False, True):
+        game = rulekit.load_game(str(path))
+        if machine:
+            _machine(game)
+        st = game.new_game(players=4, seed=4)
+        rng = random.Random(9)
+        calls = 0
+        with pytest.raises(RulekitError) as exc:
+            while True:
+                calls += 1
+                if st.is_chance:
+                    st.resolve_chance()
+                else:
+                    st.apply(rng.choice(st.legal_actions()))
+        failures.append((calls, str(exc.value), st.log))
+    assert failures[0] == failures[1]
+    assert "do not fit a deck" in failures[0][1]

@@ -119,11 +119,13 @@ class SessionState(State):
         k = fs.pending
         at = len(fs.moves)
         _advance(self, fs, None)
+        if len(fs.moves) == at:
+            # given back before its draw (a deal that cannot fit): the machine, where the
+            # game now is, draws it or fails on it with its message
+            return State.resolve_chance(self)
         # the outcome as the machine returns it: as the kind reads back its record
-        game = _get(self, "game")
-        kind = game.components[k]
-        return kind.flat_outcome(_get(self, "gviews")[k], fs.moves[at]) \
-            if len(fs.moves) > at else None
+        kind = _get(self, "game").components[k]
+        return kind.flat_outcome(_get(self, "gviews")[k], fs.moves[at])
 
 
 def _action(made: dict[str, Action], label: str, seat: int) -> Action:
@@ -138,11 +140,8 @@ MOST_ACTIONS = 4096
 
 
 def _session(st: SessionState) -> FlatSession | None:
-    """The state's session, begun here if the state stands where its flat play can begin;
-    None (and the state a plain one) where it cannot."""
-    fs = _get(st, "_fs")
-    if fs is not None:
-        return fs
+    """The state's session, begun here (the state has none yet) if the state stands where
+    its flat play can begin; None (and the state a plain one) where it cannot."""
     _set(st, "__class__", State)  # what runs now reads the state as the machine's
     flat = st.game.flat_session
     begun = flat.begin_session(st) if flat is not None else None
