@@ -55,7 +55,7 @@ from typing import Any
 from rulekit.backends import pysource
 from rulekit.engine import labels
 from rulekit.engine import steps as S
-from rulekit.engine.state import _CALLS, _late, _rebind_action, replay_moves
+from rulekit.engine.state import _CALLS, State, _late, _rebind_action, replay_moves
 from rulekit.expr import budget, runtime
 from rulekit.expr.types import BOOL, INT, STR, ListT, ObjT, Type
 
@@ -159,6 +159,8 @@ class FlatGame:
         self.sites: dict = sites or {}
         #: whether the play may start at the setup's last step, a chance step (entry -1)
         self.setup = setup
+        #: the entries that are a `together`, where a session begins in its window
+        self.windows: frozenset[int] = frozenset()
         #: a session's actions, by seat and label (see backends.session)
         self.actions: list[dict[str, Any]] = []
         self._play = play
@@ -218,11 +220,30 @@ class FlatGame:
         return (self._play(st, st.rng or st._new_rng(), None, None, False, i, moves, saved),
                 moves, start)
 
+    def begin_search(self, st: Any) -> tuple[Any, list, list] | None:
+        """The session's generator for a search's copy `st` (no log kept), its moves and
+        the components as they were; None where it cannot begin here.
+
+        Besides a choice at a decision and None at a chance step, the generator takes a
+        question there: -1 for the scores now, and at a decision -2 - k for the scores
+        right after option k's effects (a preview's); it answers with the scores, or None
+        where the machine must answer, and stays at its pause. Emptying the list of
+        components when done spares putting them back as the generator is closed."""
+        i = self.entry(st, False)
+        if i is None:
+            return None
+        saved = [kind.copy_state(s) for kind, s in zip(st.game.components, st.comps)]
+        moves: list = []
+        return (self._play(st, st.rng or st._new_rng(), None, None, False, i, moves, saved),
+                moves, saved)
+
     def entry(self, st: Any, deal: bool) -> int | None:
         """Where the flat play begins in `st`: an entry's number, -1 at the setup's deal,
         None where it cannot (`deal`: a game whose setup has other chance steps lets the
         machine resolve them first)."""
         stack = st._stack
+        if self.windows and stack and stack[-1].__class__ is S.WindowFrame:
+            return self._window(st)
         if len(stack) == 1 and stack[0].__class__ is S.SeqFrame:
             top = stack[0]
             if (self.setup and top.role == "setup" and st._pending is None
@@ -250,6 +271,22 @@ class FlatGame:
                     or st._pending_chance is not last.steps[last.i - 1] or st._ending
                     or st._unlogged is not None):
                 return None
+        return i
+
+    def _window(self, st: Any) -> int | None:
+        """The entry of a `together` whose window `st` stands in, a seat of it deciding
+        (the seats from the active player on, as the flat play asks them), or None."""
+        stack = st._stack
+        frame = stack[-1]
+        i = self._site(stack[:-1]) if len(stack) > 1 else None
+        pending = st._pending
+        n = st.n
+        if (i is None or i not in self.windows or stack[0].role != "turn"
+                or pending is None or pending.window is not frame
+                or frame.k >= len(frame.seats) or pending.seat != frame.seats[frame.k]
+                or frame.seats != [(st.active + k) % n for k in range(n)]
+                or st._pending_chance is not None or st._ending or st._unlogged is not None):
+            return None
         return i
 
     @staticmethod
@@ -383,6 +420,9 @@ class _Gen:
         self.entry_ids: set[int] = set()
         self.decision_ids: set[int] = set()
         self.site_lets: dict[int, list] = {}
+        #: the entries that are a `together` (by the step's id): the session may begin
+        #: in its window, some seats having chosen
+        self.windows: dict[int, int] = {}
         #: what a Python `break` ends here: None outside a `repeat`'s loop (or in a loop
         #: of its own, a `for`'s), "break" in it
         self.brk: str | None = None
@@ -394,6 +434,8 @@ class _Gen:
         self.repeats = 0  # the repeats written so far
         self.rounds_work = 0  # the charges of a round of each repeat, summed
         self.chosen = False  # whether a `next_player` step may choose the next seat (`nxt`)
+        #: the score's source for a player `scq`, "" where the machine works it out
+        self.score_src: str | None = None
 
     # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
     @staticmethod
@@ -1197,7 +1239,7 @@ class _Gen:
             kd.flat_prepare(self, step.name, t,
                             [None if c is None else self.expr(c, env) for c in trees], d)
             if self.session:  # resolve_chance() rolls
-                w.add(d, f"yield {int(step.component)}")
+                self.chance_pause(int(step.component), d)
             kd.flat_chance(self, step.name, d)
             self.changed(step, d)
             return 1
@@ -1206,7 +1248,7 @@ class _Gen:
             if not hasattr(kd, "flat_chance") or not hasattr(kd, "flat_outcome"):
                 raise Uncovered(f"`{step.name}` of {kd.kind}")
             if self.session:  # resolve_chance() rolls
-                w.add(d, f"yield {int(step.component)}")
+                self.chance_pause(int(step.component), d)
             kd.flat_chance(self, step.name, d)
             self.changed(step, d)
             return 1
@@ -1392,13 +1434,16 @@ class _Gen:
                 w.add(d, f"{''.join(f + ', ' for f in fresh)}= pl")
         return env
 
-    def pick(self, d: int, single: bool = False, seat: str = "seat") -> None:
-        """The draw of an option of `out`, recorded among the moves (`single`: `out` holds
-        payloads alone, see `options`; `seat`: the name of the seat deciding)."""
+    def pick(self, d: int, made: list, seat: str = "seat") -> None:
+        """The draw of an option of `made` (in `out`), recorded among the moves (`seat`:
+        the name of the seat deciding)."""
         w = self.w
+        single = made.single
         w.add(d, "made += 1")
         if self.session:  # the caller picks: legal_actions() shows the labels
             w.add(d, f"i = yield ({seat}, out, labs)")
+            w.add(d, "while i < 0:")
+            self.answer(made, seat, d + 1)
             w.add(d, "moves.append(i)")
             w.add(d, "pl = out[i]" if single else "which, pl = out[i]")
             return
@@ -1418,19 +1463,100 @@ class _Gen:
         w.add(d, "moves.append(i)")
         w.add(d, "pl = out[i]" if single else "which, pl = out[i]")
 
-    def effects(self, made: list, seat: str, d: int) -> None:
-        """The effects of the option played (`which`, its payload `pl`) for `seat`."""
+    def answer(self, made: list, seat: str, d: int) -> None:
+        """A session's question at a decision, sent in place of a choice (see
+        `FlatGame.begin_search`): -1 the scores now, -2 - k the scores right after option
+        k's effects (as `State.preview` runs them, the state then put back), None where the
+        option's steps are more than effects or fail (the machine answers)."""
+        w = self.w
+        w.add(d, "if i == -1:")
+        w.add(d + 1, f"i = yield {self.scores(d + 1)}")
+        w.add(d + 1, "continue")
+        w.add(d, "pl = out[-2 - i]" if made.single else "which, pl = out[-2 - i]")
+        held = (["steps", "work", "logc", "chg"] + [f"p{k}" for k in range(len(self.pvar_names))]
+                + [f"g{k}" for k in range(len(self.gvar_names))])
+        kept = [f"{v}[:]" if v.startswith("p") else v for v in held]
+        w.add(d, "svc = [kd.copy_state(s) for kd, s in zip(KINDS, comps)]")
+        w.add(d, f"svv = ({', '.join(kept)},)")
+        w.add(d, "ans = None")
+        w.add(d, "try:")
+        # written a second time: charged once, as the option's own effects are
+        saved = self.cost, self.longest, self.widest, self.scans
+        self.effects(made, seat, d + 1, preview=True)
+        self.cost, self.longest, self.widest, self.scans = saved
+        w.add(d + 1, f"ans = {self.scores(d + 1)}")
+        w.add(d, "except PREVIEW_FAILS:")
+        w.add(d + 1, "pass")
+        w.add(d, "for kd, s, old in zip(KINDS, comps, svc): kd.flat_restore(s, old)")
+        w.add(d, f"{', '.join(held)}, = svv")
+        w.add(d, "i = yield ans")
+
+    def scores(self, d: int) -> str:
+        """The scores now, as `State.scores` works them out before the end: written out
+        where the score is an expression the flat play covers and whose work is bounded
+        well below a call's; otherwise the state written back and asked."""
+        w = self.w
+        if self.score_src is None:
+            saved, cost = self.own_begin(), self.cost
+            try:
+                src = self.expr(self.game.score_checked, {"player": V("scq", self.player_type)})
+                self.score_src = src.need()
+            except Uncovered:
+                self.score_src = ""
+            work = self.game.max_players * (self.cost - cost + UNITS_PER_STEP
+                                            + UNITS_PER_ELEMENT * self.longest)
+            if work > budget.WORK_PER_CALL // 4:
+                self.score_src = ""
+            self.own_end(saved)
+            self.cost = cost
+        if not self.score_src:
+            self.write_back(d)
+            return "SCORES(st)"
+        w.add(d, "scs = []")
+        w.add(d, "for scq in PLAYERS:")
+        w.add(d + 1, f"sc = {self.score_src}")
+        w.add(d + 1, "scs.append(int(sc) if sc == int(sc) else sc)")
+        return "scs"
+
+    def write_back(self, d: int) -> None:
+        """The state's variables and turn as the session's play holds them, written into
+        the state (its components are the play's own lists) so that the machine's scores
+        read them; what they were is kept first, to put back if the machine takes over."""
+        w = self.w
+        w.add(d, "if wb is None: wb = ([dict(p) for p in st.pvars], dict(st.gvars), "
+                 "st.active, st.turn, st.round, st.phase)")
+        w.add(d, "st.active, st.turn, st.round, st.phase = active, turn, rnd, phase")
+        for i, name in enumerate(self.pvar_names):
+            w.add(d, f"for p, x in zip(st.pvars, p{i}): p[{w.c(name)}] = x")
+        for i, name in enumerate(self.gvar_names):
+            w.add(d, f"st.gvars[{w.c(name)}] = g{i}")
+        w.add(d, "st._version += 1")
+
+    def chance_pause(self, k: int, d: int) -> None:
+        """A session's pause before a chance step of component `k`: None sent draws it,
+        -1 asks the scores now."""
+        w = self.w
+        w.add(d, f"rq = yield {k}")
+        w.add(d, "while rq is not None:")
+        w.add(d + 1, f"rq = yield {self.scores(d + 1)}")
+
+    def effects(self, made: list, seat: str, d: int, preview: bool = False) -> None:
+        """The effects of the option played (`which`, its payload `pl`) for `seat`; for
+        a `preview`, an option whose steps are more than effects gives back."""
         w = self.w
         first = True
         single = getattr(made, "single", False)
         for k, (names, inner, steps, _label) in enumerate(made):
             if not steps:
                 continue
-            if steps.__class__ is not S.Effects:
-                raise Uncovered("an option whose steps are more than effects")
             w.add(d, "if pl is not PASS:" if single else
                   f"{'if' if first else 'elif'} which == {k}:")
             first = False
+            if steps.__class__ is not S.Effects:
+                if not preview:
+                    raise Uncovered("an option whose steps are more than effects")
+                w.add(d + 1, "raise GiveBack")
+                continue
             env = self.unpack(names, inner, seat, d + 1, single)
             self.steps(tuple(steps), env, d + 1, False)
             w.add(d + 1, "pass")
@@ -1441,11 +1567,24 @@ class _Gen:
             raise Uncovered("a `together` whose options have more than effects")
         chosen = w.t("chosen")
         w.add(d, f"{chosen} = []")
+        p = self.windows.get(id(step))
+        if p is not None:
+            # begun in the window: the seats before the one deciding chose (by label)
+            w.add(d, "pre = None")
+            w.add(d, f"if entry == {p}:")
+            w.add(d + 1, "wf = st._stack[-1]")
+            w.add(d + 1, "pre, wk = {a.seat: a.label for a in wf.choices}, wf.k")
         w.add(d, "for k in range(n):")
         w.add(d + 1, "seat = (active + k) % n")
         made = self.options(step, env, "seat", d + 1)
         w.add(d + 1, "if out:")
-        self.pick(d + 2, made.single)
+        if p is not None:
+            w.add(d + 2, "if pre is not None and k < wk:")
+            w.add(d + 3, ("pl = out" if made.single else "which, pl = out")
+                  + "[labs.index(pre[seat])]")
+            w.add(d + 3, f"{chosen}.append((seat, {'' if made.single else 'which, '}pl))")
+            w.add(d + 3, "continue")
+        self.pick(d + 2, made)
         if made.single:
             w.add(d + 2, f"{chosen}.append((seat, pl))")
             w.add(d, f"for seat, pl in {chosen}:")
@@ -1466,7 +1605,7 @@ class _Gen:
         made = self.options(step, env, seat, d)
         w.add(d, "if not out:")
         w.add(d + 1, "raise GiveBack")
-        self.pick(d, made.single, seat)
+        self.pick(d, made, seat)
         self.effects(made, seat, d)
         return 1
 
@@ -1629,7 +1768,7 @@ class _Gen:
             w.add(d + 2, "pass")
             w.add(d + 1, "else:")
             e = d + 2
-        self.pick(e, made.single, seat)
+        self.pick(e, made, seat)
         if self.calls:
             w.add(e, "cw = TURN_WORK")  # a decision: the next call begins
         picked = self.option_steps(made, seat, e, False)
@@ -1855,6 +1994,8 @@ class _Gen:
         self.entry_ids.add(p)
         if type(s) is S.Choose:
             self.decision_ids.add(p)
+        elif type(s) is S.Together:
+            self.windows[id(s)] = p
         if lets:
             self.site_lets[p] = lets
 
@@ -1991,6 +2132,8 @@ class _Gen:
             "    rand = grng.random",
             "    comps = st.comps",
         ]
+        if self.session:
+            head.append("    wb = None  # see write_back")
         for i, name in enumerate(self.pvar_names):
             head.append(f"    p{i} = [p[{w.c(name)}] for p in st.pvars]")
         for i, name in enumerate(self.gvar_names):
@@ -2024,6 +2167,16 @@ class _Gen:
             "    except BaseException:",
             "        for kind, s, old in zip(KINDS, comps, saved):",
             "            kind.flat_restore(s, old)",
+        ]
+        if self.session:
+            tail += [
+                "        if wb is not None and saved:",
+                "            for p, old in zip(st.pvars, wb[0]): p.clear(); p.update(old)",
+                "            st.gvars.clear(); st.gvars.update(wb[1])",
+                "            st.active, st.turn, st.round, st.phase = wb[2:]",
+                "            st._version += 1",
+            ]
+        tail += [
             "        moves.append((made, options, most))",
             "        raise",
             "    st.active, st.turn, st.round, st.phase = active, turn, rnd, phase",
@@ -2041,6 +2194,9 @@ class _Gen:
         for i, name in enumerate(self.gvar_names):
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
         tail += ["    return made, options, most"]
+        if self.session:
+            w.consts.update(SCORES=State.scores, PREVIEW_FAILS=GIVEN_BACK)
+        w.consts["WINDOWS"] = frozenset(self.windows.values())
         w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work,
                         CALL_WORK=budget.WORK_PER_CALL, SITES=self.sites)
         # a round checks that its steps, the enclosing rounds' and a turn's are left
@@ -2063,7 +2219,8 @@ class _Gen:
             p = self.pos
             self.pos += 1
             chain = [(turn, i)]
-            if self.is_site(s):
+            if self.is_site(s) or (self.session and type(s) is S.Together):
+                # (a session begins in a window too: a search's copy stands in one)
                 self.register(p, chain, s, env)
             self.chain = chain if self.sites_in(s) else None
             self.at = p
@@ -2193,7 +2350,8 @@ class _Gen:
 
 #: the builtins the flat code calls, its only ones
 _BUILTINS = {f.__name__: f for f in (len, max, min, sum, int, range, set, list, tuple, str, bool,
-                                      zip, abs, any, all, enumerate, sorted, map, next)} | {
+                                      zip, abs, any, all, enumerate, sorted, map, next,
+                                      dict)} | {
     "BaseException": BaseException}
 
 
@@ -2265,5 +2423,6 @@ def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]
     flat = FlatGame(source, pysource.compile_function(source, names, "play"), entries,
                     decisions, consts.get("SITES"), setup)
     flat.consts = consts
+    flat.windows = consts.get("WINDOWS", frozenset())
     flat.actions = [{} for _ in range(game.max_players)]
     return flat

@@ -193,3 +193,70 @@ def leave(st: State) -> None:
     fs.gen.close()  # the generator restores the components and adds its counts
     fs.moves.pop()
     replay_moves(st, fs.moves)
+
+
+class SearchCopy:
+    """A search bot's copy played on its game's flat session (`FlatGame.begin_search`):
+    the generator answers the search's moves and its questions (the scores now, a
+    preview's scores) at its pauses, without the machine. Where the flat play gives back,
+    or a question only the machine can answer comes, `st` (the copy) is made the
+    machine's again, its moves replayed (`leave`), and `pending` is None with `over`
+    False: the search plays on with the machine's State from there.
+
+    `pending` is what the generator paused at: a component's index (a chance step) or
+    (seat, options, labels) of a decision; None once over or left."""
+
+    __slots__ = ("st", "gen", "moves", "saved", "pending", "over")
+
+    def __init__(self, st: State, begun: tuple[Any, list, list]) -> None:
+        self.st = st
+        self.gen, self.moves, self.saved = begun
+        self.pending: Any = None
+        self.over = False
+        self._run(None, True)
+
+    def _run(self, value: int | None, first: bool = False) -> None:
+        try:
+            self.pending = next(self.gen) if first else self.gen.send(value)
+        except StopIteration:  # the game is over, written back into `st`
+            self.pending = None
+            self.over = True
+        except BaseException as exc:
+            # given back: the components put back, the machine plays the moves made (a
+            # chance step given back before its draw is due there)
+            self.pending = None
+            self.moves.pop()
+            replay_moves(self.st, self.moves)
+            if not isinstance(exc, GIVEN_BACK):
+                raise
+
+    def send(self, value: int | None) -> None:
+        """Play the option at `value` of the decision due, or (None) the chance step due."""
+        self._run(value)
+
+    def ask(self, question: int) -> list | None:
+        """The generator's answer to a question at its pause (see `begin_search`); None
+        where the machine must answer: then `st` is the machine's State, at the pause."""
+        try:
+            answer = self.gen.send(question)
+        except BaseException as exc:  # the scores failed: the machine says how
+            self.pending = None
+            self.moves.pop()
+            replay_moves(self.st, self.moves)
+            if not isinstance(exc, Exception):
+                raise
+            return None
+        if answer is None:
+            self.leave()
+        return answer
+
+    def leave(self) -> None:
+        """Make `st` the machine's State: the generator closed, the moves replayed."""
+        self.pending = None
+        self.gen.close()
+        self.moves.pop()
+        replay_moves(self.st, self.moves)
+
+    def done(self) -> None:
+        """The copy is thrown away: closing the generator puts nothing back."""
+        self.saved.clear()

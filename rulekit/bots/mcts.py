@@ -47,6 +47,7 @@ import random
 import time
 from typing import TYPE_CHECKING
 
+from rulekit.backends.session import SearchCopy
 from rulekit.bots.greedy import GreedyAgent
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ PLAYOUT_DECISIONS = 8
 #: the weight of the one-step prior (progressive bias): an action's greedy value, 0
 #: (worst) to 1 (best), adds PRIOR_WEIGHT * value / (visits + 1) to its UCT value
 PRIOR_WEIGHT = 1.0
+#: whether copies play on the game's flat session where it covers them (the tests compare)
+FLAT = True
 #: the iterations of a bare `mcts`
 DEFAULT_ITERATIONS = 200
 #: the largest budgets a spec may ask for (`--bots`, a file's levels, the ladder), so that
@@ -150,28 +153,38 @@ class MctsBot:
         seconds = min((t for t in (self.seconds, self.ceiling) if t is not None), default=None)
         deadline = time.perf_counter() + seconds if seconds is not None else None
         limit = self.iterations if self.iterations is not None else -1
+        # the copies play on the game's flat session where it covers them (the same
+        # iterations, see `_iterate_flat`); greedy playouts stay on the machine
+        flat = None if self._greedy or not FLAT else state.game.flat_session
         done = 0
         while done != limit:
             if deadline is not None and done and time.perf_counter() >= deadline:
                 break
             copy = state.determinize(seat, rng)  # type: ignore[arg-type]
-            path = self._descend(root, copy, rng)
-            playout(copy, rng, self.playout_decisions, self._greedy)
-            rewards = _rewards(copy, scale, spread)
+            begun = flat.begin_search(copy) if flat is not None else None
+            if begun is not None:
+                path, rewards = self._iterate_flat(root, SearchCopy(copy, begun), rng, scale,
+                                                   spread)
+            else:
+                path = self._descend(root, copy, rng)
+                playout(copy, rng, self.playout_decisions, self._greedy)
+                rewards = _rewards(copy.scores(), copy.is_over, scale, spread)
             for node in path:
                 node.visits += 1
                 node.total += rewards[node.seat]  # type: ignore[index]
             done += 1
         return root
 
-    def _descend(self, root: _Node, s: State, rng: random.Random) -> list[_Node]:
-        """Selection and expansion of one node in the copy `s`; the nodes passed through.
+    def _descend(self, root: _Node, s: State, rng: random.Random,
+                 path: list[_Node] | None = None) -> list[_Node]:
+        """Selection and expansion of one node in the copy `s`; the nodes passed through
+        (after `path`, where the descent to `root` went on the flat session).
 
         An action's one-step value (its prior) biases the choice while its visits are
         few (progressive bias), and untried actions are tried best value first.
         """
         node = root
-        path: list[_Node] = []
+        path = [] if path is None else path
         c = self.exploration
         weight = self.prior_weight
         while not s.is_over:
@@ -220,6 +233,104 @@ class MctsBot:
             path.append(node)
         return path
 
+    def _iterate_flat(self, root: _Node, fc: SearchCopy, rng: random.Random,
+                      scale: float | None, spread: _Spread) -> tuple[list[_Node], list[float]]:
+        """One iteration (descent, playout, rewards) in a copy on the flat session: the
+        iteration `_descend`, `playout` and `_rewards` make of the machine's copy, the
+        same draws from `rng` in the same order. Where the session hands the copy back to
+        the machine, the iteration goes on there from where it stands."""
+        node = root
+        path: list[_Node] = []
+        c = self.exploration
+        weight = self.prior_weight
+        try:
+            while True:
+                pending = fc.pending
+                if pending is None:
+                    if fc.over:
+                        break
+                    return self._finish(node, fc.st, rng, path, scale, spread)
+                if pending.__class__ is int:
+                    fc.send(None)
+                    continue
+                mover, _out, labels = pending
+                children = node.children
+                prior = node.prior
+                if weight and len(labels) > 1 and any(x not in prior for x in labels):
+                    values = _flat_values(fc, mover, labels)
+                    if values is None:
+                        return self._finish(node, fc.st, rng, path, scale, spread)
+                    for label, value in values.items():
+                        prior.setdefault(label, value)
+                untried = []
+                available = []
+                for i, label in enumerate(labels):
+                    child = children.get((mover, label))
+                    if child is None:
+                        untried.append(i)
+                    else:
+                        child.avail += 1
+                        available.append((child, i))
+                if untried:
+                    if weight and len(untried) > 1:
+                        i = max(untried, key=lambda j: prior.get(labels[j], 0.0))
+                    else:
+                        i = untried[rng.randrange(len(untried))] if len(untried) > 1 \
+                            else untried[0]
+                    child = _Node(mover)
+                    child.avail = 1
+                    children[(mover, labels[i])] = child
+                    path.append(child)
+                    fc.send(i)
+                    break
+                best_value = -math.inf
+                chosen = available[0]
+                for pair in available:
+                    child = pair[0]
+                    visits = child.visits
+                    value = child.total / visits + c * math.sqrt(math.log(child.avail) / visits)
+                    if weight:
+                        value += weight * prior.get(labels[pair[1]], 0.0) / (visits + 1)
+                    if value > best_value:
+                        best_value, chosen = value, pair
+                node = chosen[0]
+                path.append(node)
+                fc.send(chosen[1])
+            # the playout: random moves, as State.playout draws them
+            left = -1 if self.playout_decisions is None else self.playout_decisions
+            randrange = rng._randbelow if (type(rng).randrange is random.Random.randrange
+                                           and hasattr(rng, "_randbelow")) else rng.randrange
+            made = 0
+            while made != left:
+                pending = fc.pending
+                if pending is None:
+                    if not fc.over:  # the machine plays the rest
+                        playout(fc.st, rng, None if left < 0 else left - made)
+                        return path, _rewards(fc.st.scores(), fc.st.is_over, scale, spread)
+                    break
+                if pending.__class__ is int:
+                    fc.send(None)
+                    continue
+                n = len(pending[1])
+                fc.send(0 if n == 1 else randrange(n))
+                made += 1
+            if fc.pending is None:
+                st = fc.st
+                return path, _rewards(st.scores(), st.is_over, scale, spread)
+            scores = fc.ask(-1)
+            if scores is None:
+                scores = fc.st.scores()
+            return path, _rewards(scores, False, scale, spread)
+        finally:
+            fc.done()
+
+    def _finish(self, node: _Node, s: State, rng: random.Random, path: list[_Node],
+                scale: float | None, spread: _Spread) -> tuple[list[_Node], list[float]]:
+        """The rest of an iteration on the machine's copy `s`, from `node` on."""
+        path = self._descend(node, s, rng, path)
+        playout(s, rng, self.playout_decisions, self._greedy)
+        return path, _rewards(s.scores(), s.is_over, scale, spread)
+
     def __repr__(self) -> str:
         budget = ", ".join(([f"{self.iterations}"] if self.iterations is not None else [])
                            + ([f"{self.seconds}s"] if self.seconds is not None else []))
@@ -230,7 +341,25 @@ def one_step_values(state: State, actions: list[Action]) -> dict[str, float]:
     """Each action's one-step value (greedy's score margin right after it), scaled from 0
     (the worst of `actions`) to 1 (the best); all 0 when they are equal."""
     seat = state.current_player
-    values = {a.label: GreedyAgent.value(state.preview(a).scores(), seat) for a in actions}
+    return _scaled({a.label: GreedyAgent.value(state.preview(a).scores(), seat)
+                    for a in actions})
+
+
+def _flat_values(fc: SearchCopy, seat: int, labels: list[str]) -> dict[str, float] | None:
+    """`one_step_values` of a decision of a copy on the flat session, its previews'
+    scores asked of the session; None where the machine must work them out."""
+    values = {}
+    value = GreedyAgent.value
+    for i, label in enumerate(labels):
+        scores = fc.ask(-2 - i)
+        if scores is None:
+            return None
+        values[label] = value(scores, seat)
+    return _scaled(values)
+
+
+def _scaled(values: dict[str, float]) -> dict[str, float]:
+    """Values from 0 (the lowest) to 1 (the highest); all 0 when they are equal."""
     low, high = min(values.values()), max(values.values())
     if high <= low:
         return dict.fromkeys(values, 0.0)
@@ -264,7 +393,7 @@ class _Spread:
         return max(1.0, self.total / self.count)
 
 
-def _rewards(s: State, scale: float | None, spread: _Spread) -> list[float]:
+def _rewards(scores: list, over: bool, scale: float | None, spread: _Spread) -> list[float]:
     """Each seat's reward in [0, 1 + MARGIN_WEIGHT].
 
     At the end: its share of the win plus a small share of its margin (over `scale`,
@@ -272,13 +401,12 @@ def _rewards(s: State, scale: float | None, spread: _Spread) -> list[float]:
     cut off: the logistic of its margin (own score minus the best other) over the mean
     margin size met so far, an estimate of its chance to win from there.
     """
-    scores = s.scores()
     n = len(scores)
     margins = []
     for i, x in enumerate(scores):
         others = [y for j, y in enumerate(scores) if j != i]
         margins.append(x - (max(others) if others else 0))
-    if not s.is_over:
+    if not over:
         size = spread.scale(margins)
         return [1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, m / size)))) for m in margins]
     best = max(scores)

@@ -3,13 +3,13 @@
 Pieces are named in the file (`pieces: [x, o]`); a cell holds one of them or is empty.
 A piece is placed in a cell, or dropped into a column, where it falls to the lowest
 empty cell (row 0 is the bottom row). `has_line(piece, k)` tells whether k of a piece
-stand in a row, a column or a diagonal: it counts runs along lines worked out when the
-game loads, a scan of plain lists charged to the work budget like any loop.
+stand in a row, a column or a diagonal: a scan of the cells charged to the work budget like
+any loop, the runs found by shifting the piece's cells as the bits of a number.
 """
 
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import compress
 from typing import Any
 
 from rulekit.components.base import Effect, Kind, register
@@ -162,7 +162,11 @@ class Grid(Kind):
         self.pieces = list(pieces)
         self.piece_set = frozenset(pieces)
         self.blank = str(self.config.get("empty", "."))
-        self.lines = self.make_lines()
+        # each cell's bit for `line_in`, rows apart by one empty bit, and the steps
+        # between a line's cells: along a row, up a column, up each diagonal
+        width = self.columns + 1
+        self.bits = [1 << (r * width + c) for r in range(self.rows) for c in range(self.columns)]
+        self.steps = (1, width, width + 1, width - 1)
         #: each cell's index by (row, column), and each column's cells from the bottom up
         #: (where a dropped piece falls): the flat play's tables, where a cell off the board
         #: is a KeyError
@@ -189,46 +193,25 @@ class Grid(Kind):
             return 1
         return n
 
-    def make_lines(self) -> list[tuple[Any, int]]:
-        """Every row, column and diagonal (both ways) of two cells or more, as a getter of
-        its cells and its length: the lines `has_line` counts runs along (at most 4 per
-        cell, so bounded by the board's size)."""
-        rows, cols = self.rows, self.columns
-        out = []
-        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-            for r in range(rows):
-                for c in range(cols):
-                    if 0 <= r - dr < rows and 0 <= c - dc < cols:
-                        continue  # not the first cell of its line
-                    line, i, j = [], r, c
-                    while 0 <= i < rows and 0 <= j < cols:
-                        line.append(i * cols + j)
-                        i, j = i + dr, j + dc
-                    if len(line) > 1:
-                        out.append((itemgetter(*line), len(line)))
-        return out
-
     def line_in(self, s: list, piece: str, k: int) -> bool:
         """`has_line` of the cells `s`, uncharged (the view charges; the flat play bounds
-        its work from the game's shape)."""
+        its work from the game's shape). The piece's cells as the bits of one number,
+        each row followed by an empty bit so that no run wraps to the next: k in a line
+        one way are a bit that stays set when the number is shifted by that way's step
+        k - 1 times and the shifts are and-ed."""
         if piece == EMPTY or k < 1 or s.count(piece) < k:
             return False
         if k == 1:
             return True
-        for cells, n in self.lines:
-            if n < k:
-                continue
-            line = cells(s)  # the line's pieces, read at C speed
-            if line.count(piece) < k:
-                continue
-            run = 0
-            for x in line:
-                if x == piece:
-                    run += 1
-                    if run >= k:
-                        return True
-                else:
-                    run = 0
+        mask = sum(compress(self.bits, map(piece.__eq__, s)))
+        for step in self.steps:
+            m = mask
+            for j in range(1, k):
+                m &= mask >> (j * step)
+                if not m:
+                    break
+            else:
+                return True
         return False
 
     def global_type(self) -> ObjT:
