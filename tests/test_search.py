@@ -53,27 +53,26 @@ def _search(states: list[rulekit.State], spec: str, flat: bool) -> list:
     return out
 
 
-def _counted(game: rulekit.Game) -> list[int]:
-    """Counts the copies that began on the game's flat session."""
-    made = game.flat_session
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the copies made on a flat session."""
     begun = [0]
-    begin = made.begin_search
+    made = mcts.SearchCopy
 
-    def counting(st: rulekit.State) -> object:
-        out = begin(st)
-        begun[0] += out is not None
-        return out
+    def counting(*args: object) -> object:
+        begun[0] += 1
+        return made(*args)
 
-    made.begin_search = counting  # type: ignore[method-assign]
+    monkeypatch.setattr(mcts, "SearchCopy", counting)
     return begun
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_mcts_on_the_flat_session_is_the_machines_search(path: Path) -> None:
+def test_mcts_on_the_flat_session_is_the_machines_search(path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     game = rulekit.load_game(str(path))
     if game.flat_session is None:
         return
-    begun = _counted(game)
+    begun = _counted(monkeypatch)
     for players in sorted({game.min_players, game.max_players}):
         states = _positions(game, players, seed=players, count=3)
         assert _search(states, "mcts:40", True) == _search(states, "mcts:40", False), players
@@ -81,16 +80,35 @@ def test_mcts_on_the_flat_session_is_the_machines_search(path: Path) -> None:
         assert begun[0] > 0
 
 
-def test_a_copy_given_back_mid_search_goes_on_as_the_machines() -> None:
-    """Too few steps for a copy's playouts: the session gives the copy back where its
-    budget might run out, and the machine plays on and fails or not as it does."""
+@pytest.mark.parametrize(("name", "players", "steps"),
+                         [("domino7.yaml", 4, 14), ("qwixx.yaml", 3, 18)])
+def test_a_copy_given_back_mid_search_goes_on_as_the_machines(
+        name: str, players: int, steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Few steps for a copy: the session gives the copy back where its budget might run
+    out, as it starts (Domino 7, the copy's RNG not yet seeded) or later (Qwixx), and the
+    machine plays on from the same copy and fails or not as it does."""
+    from rulekit.backends import session
+
+    given = []
+    give_back = session.SearchCopy.given_back
+
+    def counting(fc: session.SearchCopy, exc: BaseException) -> None:
+        given.append(fc.seeded)
+        give_back(fc, exc)
+
+    monkeypatch.setattr(session.SearchCopy, "given_back", counting)
     outcomes = []
     for flat in (True, False):
-        game = rulekit.load_game(str(GAMES / "levelx.yaml"))
-        states = _positions(game, 2, seed=4, count=3)
-        game.max_steps = 12
+        game = rulekit.load_game(str(GAMES / name))
+        states = _positions(game, players, seed=4, count=3)
+        game.max_steps = steps
         outcomes.append(_search(states, "mcts:30", flat))
     assert outcomes[0] == outcomes[1]
+    assert (name != "domino7.yaml") in given
+    assert any(isinstance(x, tuple) for x in outcomes[0])  # some searches end
+    failed = [x for x in outcomes[0] if isinstance(x, str)]  # and some fail, located
+    assert failed
+    assert all(f"did not end within {steps} steps" in x for x in failed)
 
 
 def test_a_wrong_comparison_in_the_sessions_module_changes_the_search() -> None:

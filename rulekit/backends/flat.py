@@ -161,6 +161,9 @@ class FlatGame:
         self.setup = setup
         #: the entries that are a `together`, where a session begins in its window
         self.windows: frozenset[int] = frozenset()
+        #: whether the session works out the scores itself, now and at the end (the
+        #: generator returns the final ones): a search's copy need not be a State
+        self.light = False
         #: a session's actions, by seat and label (see backends.session)
         self.actions: list[dict[str, Any]] = []
         self._play = play
@@ -220,22 +223,18 @@ class FlatGame:
         return (self._play(st, st.rng or st._new_rng(), None, None, False, i, moves, saved),
                 moves, start)
 
-    def begin_search(self, st: Any) -> tuple[Any, list, list] | None:
-        """The session's generator for a search's copy `st` (no log kept), its moves and
-        the components as they were; None where it cannot begin here.
-
-        Besides a choice at a decision and None at a chance step, the generator takes a
-        question there: -1 for the scores now, and at a decision -2 - k for the scores
-        right after option k's effects (a preview's); it answers with the scores, or None
-        where the machine must answer, and stays at its pause. Emptying the list of
-        components when done spares putting them back as the generator is closed."""
-        i = self.entry(st, False)
-        if i is None:
+    def search_entry(self, st: Any) -> int | None:
+        """Where a search's copies of `st` begin on this session (backends.session's
+        SearchCopy), or None: the game's scores are worked out here, and a window the
+        copy stands in has a choice for every seat before the one deciding (as
+        `State.determinize` imagines them)."""
+        if not self.light:
             return None
-        saved = [kind.copy_state(s) for kind, s in zip(st.game.components, st.comps)]
-        moves: list = []
-        return (self._play(st, st.rng or st._new_rng(), None, None, False, i, moves, saved),
-                moves, saved)
+        i = self.entry(st, False)
+        frame = st._stack[-1] if i is not None else None
+        if frame.__class__ is S.WindowFrame and len(frame.choices) != frame.k:
+            return None
+        return i
 
     def entry(self, st: Any, deal: bool) -> int | None:
         """Where the flat play begins in `st`: an entry's number, -1 at the setup's deal,
@@ -434,8 +433,10 @@ class _Gen:
         self.repeats = 0  # the repeats written so far
         self.rounds_work = 0  # the charges of a round of each repeat, summed
         self.chosen = False  # whether a `next_player` step may choose the next seat (`nxt`)
-        #: the score's source for a player `scq`, "" where the machine works it out
+        #: the score's source for a player `scq`, and the final score's (with what
+        #: `end.score` adds), "" where the machine works it out
         self.score_src: str | None = None
+        self.final_src = ""
 
     # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
     @staticmethod
@@ -1491,32 +1492,41 @@ class _Gen:
         w.add(d, f"{', '.join(held)}, = svv")
         w.add(d, "i = yield ans")
 
-    def scores(self, d: int) -> str:
-        """The scores now, as `State.scores` works them out before the end: written out
-        where the score is an expression the flat play covers and whose work is bounded
-        well below a call's; otherwise the state written back and asked."""
+    def scores(self, d: int, final: bool = False) -> str:
+        """The scores now, as `State.scores` works them out (`final`: at the end, with
+        what `end.score` adds): written out where the score (and each part) is an
+        expression the flat play covers and whose work is bounded well below a call's;
+        otherwise the state written back and asked, or at the end "SCORES(st)" alone."""
         w = self.w
         if self.score_src is None:
-            saved, cost = self.own_begin(), self.cost
-            try:
-                src = self.expr(self.game.score_checked, {"player": V("scq", self.player_type)})
-                self.score_src = src.need()
-            except Uncovered:
-                self.score_src = ""
-            work = self.game.max_players * (self.cost - cost + UNITS_PER_STEP
-                                            + UNITS_PER_ELEMENT * self.longest)
-            if work > budget.WORK_PER_CALL // 4:
-                self.score_src = ""
-            self.own_end(saved)
-            self.cost = cost
-        if not self.score_src:
-            self.write_back(d)
+            self.score_src = self.score_source(self.game.score_checked)
+            parts = [self.score_source(c) for c in getattr(self.game, "end_score_checked", [])]
+            self.final_src = "" if "" in parts or not self.score_src else " + ".join(
+                [f"({self.score_src})"] + [f"({p})" for p in parts])
+        src = self.final_src if final else self.score_src
+        if not src:
+            if not final:
+                self.write_back(d)
             return "SCORES(st)"
         w.add(d, "scs = []")
         w.add(d, "for scq in PLAYERS:")
-        w.add(d + 1, f"sc = {self.score_src}")
+        w.add(d + 1, f"sc = {src}")
         w.add(d + 1, "scs.append(int(sc) if sc == int(sc) else sc)")
         return "scs"
+
+    def score_source(self, c: Any) -> str:
+        """A score's expression for the player `scq`, or "" where the machine works it
+        out (not covered, or more work than a quarter of a call's budget for all seats)."""
+        saved, cost = self.own_begin(), self.cost
+        try:
+            src = self.expr(c, {"player": V("scq", self.player_type)}).need()
+        except Uncovered:
+            src = ""
+        work = self.game.max_players * (self.cost - cost + UNITS_PER_STEP
+                                        + UNITS_PER_ELEMENT * self.longest)
+        self.own_end(saved)
+        self.cost = cost
+        return "" if work > budget.WORK_PER_CALL // 4 else src
 
     def write_back(self, d: int) -> None:
         """The state's variables and turn as the session's play holds them, written into
@@ -1579,9 +1589,12 @@ class _Gen:
         made = self.options(step, env, "seat", d + 1)
         w.add(d + 1, "if out:")
         if p is not None:
+            # (a search's copy imagines another seat's choice: drawn as Random.choice
+            # draws, as State.determinize imagines it)
             w.add(d + 2, "if pre is not None and k < wk:")
             w.add(d + 3, ("pl = out" if made.single else "which, pl = out")
-                  + "[labs.index(pre[seat])]")
+                  + "[imagine[1](len(out)) if imagine is not None and seat != imagine[0] "
+                  "else labs.index(pre[seat])]")
             w.add(d + 3, f"{chosen}.append((seat, {'' if made.single else 'which, '}pl))")
             w.add(d + 3, "continue")
         self.pick(d + 2, made)
@@ -2116,7 +2129,7 @@ class _Gen:
             raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
         kinds = game.components
         head = [
-            "def play(st, grng, randrange, getbits, study, entry, moves, saved):",
+            "def play(st, grng, randrange, getbits, study, entry, moves, saved, imagine=None):",
             "    n = st.n",
             "    PLAYERS = range(n)",
             "    active, start, turn, rnd = st.active, st.start, st.turn, st.round",
@@ -2193,7 +2206,17 @@ class _Gen:
             tail.append(f"    for p, x in zip(st.pvars, p{i}): p[{w.c(name)}] = x")
         for i, name in enumerate(self.gvar_names):
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
-        tail += ["    return made, options, most"]
+        if not self.session:
+            tail += ["    return made, options, most"]
+        else:  # the final scores, where the flat play works them out (see `scores`)
+            at = len(w.lines)
+            name = self.scores(1, final=True)
+            if name == "scs":
+                tail += w.lines[at:] + ["    return scs"]
+                w.consts["LIGHT"] = True
+            else:
+                tail += ["    return None"]
+            del w.lines[at:]
         if self.session:
             w.consts.update(SCORES=State.scores, PREVIEW_FAILS=GIVEN_BACK)
         w.consts["WINDOWS"] = frozenset(self.windows.values())
@@ -2424,5 +2447,6 @@ def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]
                     decisions, consts.get("SITES"), setup)
     flat.consts = consts
     flat.windows = consts.get("WINDOWS", frozenset())
+    flat.light = consts.get("LIGHT", False)
     flat.actions = [{} for _ in range(game.max_players)]
     return flat

@@ -15,6 +15,7 @@ scores and failures (tests/test_session.py plays every covered game both ways).
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from rulekit.backends.flat import GIVEN_BACK
@@ -196,67 +197,93 @@ def leave(st: State) -> None:
 
 
 class SearchCopy:
-    """A search bot's copy played on its game's flat session (`FlatGame.begin_search`):
-    the generator answers the search's moves and its questions (the scores now, a
-    preview's scores) at its pauses, without the machine. Where the flat play gives back,
-    or a question only the machine can answer comes, `st` (the copy) is made the
-    machine's again, its moves replayed (`leave`), and `pending` is None with `over`
-    False: the search plays on with the machine's State from there.
+    """A search bot's copy of `root` as `seat` imagines it, played on the game's flat
+    session: `State.determinize`'s copy, made of just what the flat play reads (the
+    components, variables and counts; the machine's frames read, not copied). The same
+    draws from the search's RNG make it: the hidden parts dealt anew (each kind's
+    `redeal_unseen`), the choices other seats made in an unresolved window imagined by
+    the generator as it starts, then the copy's own RNG seeded (`seed`, after the first
+    pause).
 
-    `pending` is what the generator paused at: a component's index (a chance step) or
-    (seat, options, labels) of a decision; None once over or left."""
+    The search sends its moves (`gen.send`) and asks its questions (the scores now, a
+    preview's scores) without the machine; the generator returns the final scores.
+    Where the flat play gives back, fails, or cannot answer, the machine's copy is made
+    (`determinize` again, from the RNG's state kept) and the moves replayed on it (`st`):
+    the search goes on with the machine's State from there."""
 
-    __slots__ = ("st", "gen", "moves", "saved", "pending", "over")
+    __slots__ = ("root", "seat", "rng", "kept", "st", "grng", "gen", "moves", "seeded")
 
-    def __init__(self, st: State, begun: tuple[Any, list, list]) -> None:
+    def __init__(self, root: State, seat: int, rng: random.Random, flat: Any,
+                 entry: int) -> None:
+        self.root = root
+        self.seat = seat
+        self.rng = rng
+        self.kept = rng.getstate()
+        self.seeded = False
+        c = _Imagined.__new__(_Imagined)
+        self.st: Any = c
+        game = root.game
+        c.n, c.active, c.start, c.turn, c.round = root.n, root.active, root.start, \
+            root.turn, root.round
+        c.phase, c._next_seat, c._stack = root.phase, root._next_seat, root._stack
+        c._steps_left, c._work_left, c._log_chars = game.max_steps, root._work_left, \
+            root._log_chars
+        c._version = root._version + 1
+        c.comps = [kind.copy_state(s) for kind, s in zip(game.components, root.comps)]
+        for kind in game.components:
+            if kind.hides_information:
+                kind.redeal_unseen(c, seat, rng)
+        c.pvars = [dict(p) for p in root.pvars]
+        for name in game.secret_vars:
+            for p, pv in enumerate(c.pvars):
+                if p != seat:
+                    pv[name] = game.pvar_init[name]
+        c.gvars = dict(root.gvars)
+        self.grng = random.Random.__new__(random.Random)
+        self.moves: list = []
+        self.gen = flat._play(c, self.grng, None, None, False, entry, self.moves, [],
+                              (seat, rng._randbelow))
+
+    def seed(self) -> None:
+        """Seed the copy's RNG as `determinize` does, after the window's imagined choices."""
+        self.grng.seed(self.rng.getrandbits(64))
+        self.seeded = True
+
+    def _machine(self) -> None:
+        """`st` made the machine's copy, the moves made replayed on it."""
+        again = random.Random.__new__(random.Random)
+        again.setstate(self.kept)
+        st = self.root.determinize(self.seat, again)
+        if not self.seeded:
+            # given back as the generator started (perhaps before it imagined every
+            # choice): the search's RNG stands where making the machine's copy left it
+            self.rng.setstate(again.getstate())
+            self.seeded = True
+        else:  # the copy's RNG, as the generator's draws left it (the replay draws none)
+            st.rng, st._rng_from = self.grng, None
+        replay_moves(st, self.moves)
         self.st = st
-        self.gen, self.moves, self.saved = begun
-        self.pending: Any = None
-        self.over = False
-        self._run(None, True)
 
-    def _run(self, value: int | None, first: bool = False) -> None:
-        try:
-            self.pending = next(self.gen) if first else self.gen.send(value)
-        except StopIteration:  # the game is over, written back into `st`
-            self.pending = None
-            self.over = True
-        except BaseException as exc:
-            # given back: the components put back, the machine plays the moves made (a
-            # chance step given back before its draw is due there)
-            self.pending = None
-            self.moves.pop()
-            replay_moves(self.st, self.moves)
-            if not isinstance(exc, GIVEN_BACK):
-                raise
-
-    def send(self, value: int | None) -> None:
-        """Play the option at `value` of the decision due, or (None) the chance step due."""
-        self._run(value)
-
-    def ask(self, question: int) -> list | None:
-        """The generator's answer to a question at its pause (see `begin_search`); None
-        where the machine must answer: then `st` is the machine's State, at the pause."""
-        try:
-            answer = self.gen.send(question)
-        except BaseException as exc:  # the scores failed: the machine says how
-            self.pending = None
-            self.moves.pop()
-            replay_moves(self.st, self.moves)
-            if not isinstance(exc, Exception):
-                raise
-            return None
-        if answer is None:
-            self.leave()
-        return answer
+    def given_back(self, exc: BaseException) -> None:
+        """The generator raised `exc`: the machine plays the moves made (a chance step
+        given back before its draw is due there). What is not a give-back is raised
+        again once the machine has the copy."""
+        self.moves.pop()  # the counts the generator added
+        self._machine()
+        if not isinstance(exc, Exception):
+            raise exc
 
     def leave(self) -> None:
-        """Make `st` the machine's State: the generator closed, the moves replayed."""
-        self.pending = None
+        """Make `st` the machine's copy at the generator's pause."""
         self.gen.close()
         self.moves.pop()
-        replay_moves(self.st, self.moves)
+        self._machine()
 
-    def done(self) -> None:
-        """The copy is thrown away: closing the generator puts nothing back."""
-        self.saved.clear()
+
+class _Imagined:
+    """What the flat play reads and writes of a search's copy (see SearchCopy)."""
+
+    __slots__ = ("n", "active", "start", "turn", "round", "phase", "_next_seat", "_stack",
+                 "_steps_left", "_work_left", "_log_chars", "_version", "comps", "pvars",
+                 "gvars", "over", "end_reason", "_ending", "_dirty", "_stale",
+                 "_pending_chance", "_pending")

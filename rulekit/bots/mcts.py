@@ -156,16 +156,16 @@ class MctsBot:
         # the copies play on the game's flat session where it covers them (the same
         # iterations, see `_iterate_flat`); greedy playouts stay on the machine
         flat = None if self._greedy or not FLAT else state.game.flat_session
+        entry = flat.search_entry(state) if flat is not None else None
         done = 0
         while done != limit:
             if deadline is not None and done and time.perf_counter() >= deadline:
                 break
-            copy = state.determinize(seat, rng)  # type: ignore[arg-type]
-            begun = flat.begin_search(copy) if flat is not None else None
-            if begun is not None:
-                path, rewards = self._iterate_flat(root, SearchCopy(copy, begun), rng, scale,
-                                                   spread)
+            if entry is not None:
+                path, rewards = self._iterate_flat(
+                    root, SearchCopy(state, seat, rng, flat, entry), rng, scale, spread)
             else:
+                copy = state.determinize(seat, rng)  # type: ignore[arg-type]
                 path = self._descend(root, copy, rng)
                 playout(copy, rng, self.playout_decisions, self._greedy)
                 rewards = _rewards(copy.scores(), copy.is_over, scale, spread)
@@ -243,24 +243,31 @@ class MctsBot:
         path: list[_Node] = []
         c = self.exploration
         weight = self.prior_weight
+        left = -1 if self.playout_decisions is None else self.playout_decisions
+        made = 0
+        # where the iteration stands: 0 in the descent (at `node`), 1 expanded, 2 in the
+        # playout (`made` decisions made), 3 asking the scores
+        where = 0
+        send = fc.gen.send
         try:
+            pending = next(fc.gen)
+            fc.seed()
             while True:
-                pending = fc.pending
-                if pending is None:
-                    if fc.over:
-                        break
-                    return self._finish(node, fc.st, rng, path, scale, spread)
                 if pending.__class__ is int:
-                    fc.send(None)
+                    pending = send(None)
                     continue
                 mover, _out, labels = pending
                 children = node.children
                 prior = node.prior
                 if weight and len(labels) > 1 and any(x not in prior for x in labels):
-                    values = _flat_values(fc, mover, labels)
-                    if values is None:
-                        return self._finish(node, fc.st, rng, path, scale, spread)
-                    for label, value in values.items():
+                    values = {}
+                    for i in range(len(labels)):
+                        scores = send(-2 - i)
+                        if scores is None:  # the machine previews this one
+                            fc.leave()
+                            return self._finish(node, fc.st, rng, path, scale, spread)
+                        values[labels[i]] = GreedyAgent.value(scores, mover)
+                    for label, value in _scaled(values).items():
                         prior.setdefault(label, value)
                 untried = []
                 available = []
@@ -281,7 +288,8 @@ class MctsBot:
                     child.avail = 1
                     children[(mover, labels[i])] = child
                     path.append(child)
-                    fc.send(i)
+                    where = 1
+                    pending = send(i)
                     break
                 best_value = -math.inf
                 chosen = available[0]
@@ -295,34 +303,31 @@ class MctsBot:
                         best_value, chosen = value, pair
                 node = chosen[0]
                 path.append(node)
-                fc.send(chosen[1])
+                pending = send(chosen[1])
             # the playout: random moves, as State.playout draws them
-            left = -1 if self.playout_decisions is None else self.playout_decisions
+            where = 2
             randrange = rng._randbelow if (type(rng).randrange is random.Random.randrange
                                            and hasattr(rng, "_randbelow")) else rng.randrange
-            made = 0
             while made != left:
-                pending = fc.pending
-                if pending is None:
-                    if not fc.over:  # the machine plays the rest
-                        playout(fc.st, rng, None if left < 0 else left - made)
-                        return path, _rewards(fc.st.scores(), fc.st.is_over, scale, spread)
-                    break
                 if pending.__class__ is int:
-                    fc.send(None)
+                    pending = send(None)
                     continue
                 n = len(pending[1])
-                fc.send(0 if n == 1 else randrange(n))
                 made += 1
-            if fc.pending is None:
-                st = fc.st
-                return path, _rewards(st.scores(), st.is_over, scale, spread)
-            scores = fc.ask(-1)
-            if scores is None:
-                scores = fc.st.scores()
+                pending = send(0 if n == 1 else randrange(n))
+            where = 3
+            scores = send(-1)
             return path, _rewards(scores, False, scale, spread)
-        finally:
-            fc.done()
+        except StopIteration as over:  # the game is over: its final scores
+            return path, _rewards(over.value, True, scale, spread)
+        except BaseException as exc:
+            fc.given_back(exc)
+            st = fc.st
+            if where == 0:
+                return self._finish(node, st, rng, path, scale, spread)
+            if where < 3:
+                playout(st, rng, None if left < 0 else left - made)
+            return path, _rewards(st.scores(), st.is_over, scale, spread)
 
     def _finish(self, node: _Node, s: State, rng: random.Random, path: list[_Node],
                 scale: float | None, spread: _Spread) -> tuple[list[_Node], list[float]]:
@@ -343,19 +348,6 @@ def one_step_values(state: State, actions: list[Action]) -> dict[str, float]:
     seat = state.current_player
     return _scaled({a.label: GreedyAgent.value(state.preview(a).scores(), seat)
                     for a in actions})
-
-
-def _flat_values(fc: SearchCopy, seat: int, labels: list[str]) -> dict[str, float] | None:
-    """`one_step_values` of a decision of a copy on the flat session, its previews'
-    scores asked of the session; None where the machine must work them out."""
-    values = {}
-    value = GreedyAgent.value
-    for i, label in enumerate(labels):
-        scores = fc.ask(-2 - i)
-        if scores is None:
-            return None
-        values[label] = value(scores, seat)
-    return _scaled(values)
 
 
 def _scaled(values: dict[str, float]) -> dict[str, float]:

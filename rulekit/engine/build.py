@@ -593,9 +593,13 @@ class GameBuild:
         at_end = end.get("score")
         parts = at_end.items() if isinstance(at_end, dict) else [
             (AT_END, at_end)] if at_end is not None else []
-        out["end_score"] = [(str(name), b.fn(path, value, self.pscope, NUM), b.where(path))
-                            for name, value in parts
-                            for path in [("end", "score") + ((name,) if name != AT_END else ())]]
+        checked = [(str(name), b.expr(path, value, self.pscope, NUM), b.where(path))
+                   for name, value in parts
+                   for path in [("end", "score") + ((name,) if name != AT_END else ())]]
+        out["end_score"] = [(name, c.fn if c is not None else _broken, where)
+                            for name, c, where in checked]
+        # their checked trees, for the flat backend, which writes the final scores out
+        out["end_score_checked"] = [c for _name, c, _where in checked]
         if parts:
             out["score"] = _plus_at_end(out["score"], [fn for _n, fn, _w in out["end_score"]])
         out["score_bounds"] = self.score_bounds(out["min_players"], out["max_players"])

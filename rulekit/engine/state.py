@@ -541,8 +541,6 @@ class State:
         for f in self._stack:
             nf = f.copy()
             nf.env = _rebind_env(f.env, c)
-            if nf.__class__ is WindowFrame:
-                nf.choices = [_rebind_action(a, c) for a in f.choices]
             stack.append(nf)
         c._stack = stack
         d = self._pending
@@ -849,6 +847,8 @@ class State:
                 else:
                     stack.pop()
                     choices = top.choices
+                    if top.foreign:
+                        choices = [_rebind_action(a, self) for a in choices]
                     if top.step.effects_only:
                         for action in choices:
                             if action.steps:

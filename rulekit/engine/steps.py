@@ -77,7 +77,7 @@ def push_block(st: State, steps: tuple[Step, ...], env: dict) -> None:
 class WindowFrame:
     """Every seat in turn decides; the chosen actions' effects run afterwards, in seat order."""
 
-    __slots__ = ("step", "seats", "k", "choices", "env")
+    __slots__ = ("step", "seats", "k", "choices", "env", "foreign")
 
     def __init__(self, step: Together, seats: list[int], env: dict) -> None:
         self.step = step
@@ -85,11 +85,16 @@ class WindowFrame:
         self.k = 0
         self.choices: list = []
         self.env = env
+        #: whether `choices` may hold actions bound to another state (the frame of a
+        #: copy): they are bound to this one when they resolve, since a search's copy
+        #: seldom gets that far
+        self.foreign = False
 
     def copy(self) -> WindowFrame:
         f = WindowFrame(self.step, self.seats, self.env)
         f.k = self.k
         f.choices = list(self.choices)
+        f.foreign = True
         return f
 
 
