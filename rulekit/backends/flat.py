@@ -164,6 +164,8 @@ class FlatGame:
         #: whether the session works out the scores itself, now and at the end (the
         #: generator returns the final ones): a search's copy need not be a State
         self.light = False
+        #: whether the session pauses before chance steps (a game without any draws none)
+        self.chance = False
         #: a session's actions, by seat and label (see backends.session)
         self.actions: list[dict[str, Any]] = []
         self._play = play
@@ -437,6 +439,11 @@ class _Gen:
         #: `end.score` adds), "" where the machine works it out
         self.score_src: str | None = None
         self.final_src = ""
+        #: the lines before them: each player's define they read, for every seat (see
+        #: seat_define; None outside the scores)
+        self.score_pre: list[str] = []
+        self.final_pre: list[str] = []
+        self._seat_defs: dict[str, tuple[str, str, V]] | None = None
 
     # ---- what a kind's flat form writes with (so that no kind imports a backend) -----------
     @staticmethod
@@ -508,6 +515,8 @@ class _Gen:
             raise Uncovered(f"the define '{name}', which reads itself")
         if len(self._defining) >= MOST_DEFINES_DEEP:
             raise Uncovered(f"defines that read defines more than {MOST_DEFINES_DEEP} deep")
+        if self._seat_defs is not None and env and set(env) == {"player"}:
+            return self.seat_define(name, c, env["player"])
         hoists = self._hoists if not env else None  # a define of the game (no player's)
         if hoists is not None and name in hoists:
             param, src, looped = hoists[name]
@@ -532,6 +541,30 @@ class _Gen:
         hoists[name] = (param, v.src, self.loops > 0)
         self._hoisted[name] = v
         return V(param, v.type, v.kind, v.seat, v.size, v.elem)
+
+    def seat_define(self, name: str, c: Any, seat: V) -> V:
+        """A player's define read by the scores: worked out for every seat once, before
+        the scores (`_seat_defs`), and read from that list (a score reads a player's
+        define for itself and for the others: Connect Four's `won` up to six times)."""
+        made = self._seat_defs[name] if name in self._seat_defs else None
+        if made is None:
+            if name in self._defining:
+                raise Uncovered(f"the define '{name}', which reads itself")
+            q = self.w.t("q")
+            self._defining.add(name)
+            hoists, self._hoists = self._hoists, None  # its game defines written out
+            try:
+                if c is None or c.node is None:
+                    raise Uncovered("an expression that did not compile")
+                v = self.ex(c.node, {"player": V(q, seat.type)})
+            finally:
+                self._defining.discard(name)
+                self._hoists = hoists
+            if v.src is None or v.kind is not None:
+                raise Uncovered(f"the player's define '{name}' in the score")
+            made = self._seat_defs[name] = (self.w.t("dp"), f"[{v.src} for {q} in PLAYERS]", v)
+        param, _src, v = made
+        return V(f"{param}[{seat.need()}]", v.type, None, None, v.size, v.elem)
 
     def _attr(self, node: Any, env: dict[str, V]) -> V:
         base = self.ex(node.kids[0], env)
@@ -1499,8 +1532,15 @@ class _Gen:
         otherwise the state written back and asked, or at the end "SCORES(st)" alone."""
         w = self.w
         if self.score_src is None:
-            self.score_src = self.score_source(self.game.score_checked)
-            parts = [self.score_source(c) for c in getattr(self.game, "end_score_checked", [])]
+            self._seat_defs = {}
+            try:
+                self.score_src = self.score_source(self.game.score_checked)
+                self.score_pre = [f"{p} = {src}" for p, src, _v in self._seat_defs.values()]
+                parts = [self.score_source(c)
+                         for c in getattr(self.game, "end_score_checked", [])]
+                self.final_pre = [f"{p} = {src}" for p, src, _v in self._seat_defs.values()]
+            finally:
+                self._seat_defs = None
             self.final_src = "" if "" in parts or not self.score_src else " + ".join(
                 [f"({self.score_src})"] + [f"({p})" for p in parts])
         src = self.final_src if final else self.score_src
@@ -1508,6 +1548,8 @@ class _Gen:
             if not final:
                 self.write_back(d)
             return "SCORES(st)"
+        for line in self.final_pre if final else self.score_pre:
+            w.add(d, line)
         w.add(d, "scs = []")
         w.add(d, "for scq in PLAYERS:")
         w.add(d + 1, f"sc = {src}")
@@ -1546,6 +1588,7 @@ class _Gen:
         """A session's pause before a chance step of component `k`: None sent draws it,
         -1 asks the scores now."""
         w = self.w
+        w.consts["CHANCE"] = True
         w.add(d, f"rq = yield {k}")
         w.add(d, "while rq is not None:")
         w.add(d + 1, f"rq = yield {self.scores(d + 1)}")
@@ -2448,5 +2491,6 @@ def load(game: Any, source: str, consts: dict[str, Any], entries: frozenset[int]
     flat.consts = consts
     flat.windows = consts.get("WINDOWS", frozenset())
     flat.light = consts.get("LIGHT", False)
+    flat.chance = consts.get("CHANCE", False)
     flat.actions = [{} for _ in range(game.max_players)]
     return flat

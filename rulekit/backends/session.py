@@ -20,7 +20,7 @@ from typing import Any
 
 from rulekit.backends.flat import GIVEN_BACK
 from rulekit.engine.state import State, replay_moves
-from rulekit.engine.steps import Action
+from rulekit.engine.steps import Action, WindowFrame
 
 _get = object.__getattribute__
 #: the env of a session's actions: the machine plays its own actions, found by label
@@ -211,15 +211,22 @@ class SearchCopy:
     (`determinize` again, from the RNG's state kept) and the moves replayed on it (`st`):
     the search goes on with the machine's State from there."""
 
-    __slots__ = ("root", "seat", "rng", "kept", "st", "grng", "gen", "moves", "seeded")
+    __slots__ = ("root", "seat", "rng", "kept", "bits", "st", "grng", "gen", "moves",
+                 "seeded", "chance")
 
     def __init__(self, root: State, seat: int, rng: random.Random, flat: Any,
                  entry: int) -> None:
         self.root = root
         self.seat = seat
         self.rng = rng
-        self.kept = rng.getstate()
+        # the RNG's state, to make the machine's copy again: where the copy draws more
+        # than its seed (hidden parts, a window's choices); otherwise the seed is enough
+        frame = root._stack[-1]
+        self.kept = rng.getstate() if root.game.hides_information or (
+            frame.__class__ is WindowFrame and frame.choices) else None
+        self.bits = 0
         self.seeded = False
+        self.chance = flat.chance
         c = _Imagined.__new__(_Imagined)
         self.st: Any = c
         game = root.game
@@ -245,22 +252,30 @@ class SearchCopy:
                               (seat, rng._randbelow))
 
     def seed(self) -> None:
-        """Seed the copy's RNG as `determinize` does, after the window's imagined choices."""
-        self.grng.seed(self.rng.getrandbits(64))
+        """Seed the copy's RNG as `determinize` does, after the window's imagined choices
+        (a game without chance steps never draws from it)."""
+        self.bits = self.rng.getrandbits(64)
+        if self.chance:
+            self.grng.seed(self.bits)
         self.seeded = True
 
     def _machine(self) -> None:
         """`st` made the machine's copy, the moves made replayed on it."""
-        again = random.Random.__new__(random.Random)
-        again.setstate(self.kept)
-        st = self.root.determinize(self.seat, again)
-        if not self.seeded:
-            # given back as the generator started (perhaps before it imagined every
-            # choice): the search's RNG stands where making the machine's copy left it
-            self.rng.setstate(again.getstate())
-            self.seeded = True
-        else:  # the copy's RNG, as the generator's draws left it (the replay draws none)
-            st.rng, st._rng_from = self.grng, None
+        if self.kept is None:  # the copy drew its seed alone
+            if not self.seeded:
+                self.seed()
+            st = self.root.determinize(self.seat, _Seed(self.bits))
+        else:
+            again = random.Random.__new__(random.Random)
+            again.setstate(self.kept)
+            st = self.root.determinize(self.seat, again)
+            if not self.seeded:
+                # given back as the generator started (perhaps before it imagined every
+                # choice): the search's RNG stands where making the machine's copy left it
+                self.rng.setstate(again.getstate())
+                self.seeded = True
+        if self.chance:  # the copy's RNG, as the generator's draws left it (the replay
+            st.rng, st._rng_from = self.grng, None  # draws none)
         replay_moves(st, self.moves)
         self.st = st
 
@@ -278,6 +293,18 @@ class SearchCopy:
         self.gen.close()
         self.moves.pop()
         self._machine()
+
+
+class _Seed:
+    """What `determinize` draws of an RNG for a copy that draws nothing but its seed."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+
+    def getrandbits(self, k: int) -> int:
+        return self.bits
 
 
 class _Imagined:
