@@ -1507,10 +1507,19 @@ class _Gen:
         w.add(d + 1, f"i = yield {self.scores(d + 1)}")
         w.add(d + 1, "continue")
         w.add(d, "pl = out[-2 - i]" if made.single else "which, pl = out[-2 - i]")
-        held = (["steps", "work", "logc", "chg"] + [f"p{k}" for k in range(len(self.pvar_names))]
+        copied = [f"p{k}" for k in range(len(self.pvar_names))] + [
+            name for kind in self.game.components for name in getattr(kind, "flat_held", list)()]
+        held = (["steps", "work", "logc", "chg"] + copied
                 + [f"g{k}" for k in range(len(self.gvar_names))])
-        kept = [f"{v}[:]" if v.startswith("p") else v for v in held]
-        w.add(d, "svc = [kd.copy_state(s) for kd, s in zip(KINDS, comps)]")
+        kept = [f"{v}.copy()" if v in copied else v for v in held]
+        # the components some option's effects may change: kept, and put back after
+        writes = 0
+        for _names, _inner, steps, _label in made:
+            writes |= self._union(tuple(steps)) if steps.__class__ is S.Effects else 0
+        bits = getattr(self.game, "part_bits", {})
+        kept_comps = w.c(tuple((j, kind) for j, kind in enumerate(self.game.components)
+                               if writes == -1 or bits.get(kind.name, -1) & writes))
+        w.add(d, f"svc = [kd.copy_state(comps[j]) for j, kd in {kept_comps}]")
         w.add(d, f"svv = ({', '.join(kept)},)")
         w.add(d, "ans = None")
         w.add(d, "try:")
@@ -1521,7 +1530,7 @@ class _Gen:
         w.add(d + 1, f"ans = {self.scores(d + 1)}")
         w.add(d, "except PREVIEW_FAILS:")
         w.add(d + 1, "pass")
-        w.add(d, "for kd, s, old in zip(KINDS, comps, svc): kd.flat_restore(s, old)")
+        w.add(d, f"for (j, kd), old in zip({kept_comps}, svc): kd.flat_restore(comps[j], old)")
         w.add(d, f"{', '.join(held)}, = svv")
         w.add(d, "i = yield ans")
 

@@ -203,7 +203,14 @@ class Grid(Kind):
             return False
         if k == 1:
             return True
-        mask = sum(compress(self.bits, map(piece.__eq__, s)))
+        return self.mask_line(sum(compress(self.bits, map(piece.__eq__, s))), k)
+
+    def mask_line(self, mask: int, k: int) -> bool:
+        """Whether the cells of `mask` (a piece's, as `line_in` makes it) hold k in a line."""
+        if k < 1 or mask.bit_count() < k:
+            return False
+        if k == 1:
+            return True
         for step in self.steps:
             m = mask
             for j in range(1, k):
@@ -282,8 +289,18 @@ class Grid(Kind):
         return [self.type]
 
     def flat_bind(self, gen: Any) -> list[str]:
+        """The cells, and each piece's cells as the bits of a number (`gm{index}`, kept by
+        the effects), so that `has_line` scans nothing."""
         i = int(self.index)
-        return [f"gr{i} = comps[{i}]"]
+        return [f"gr{i} = comps[{i}]", f"gm{i} = {gen.w.c(self.masks)}(gr{i})"]
+
+    def flat_held(self) -> list[str]:
+        """The flat form's own values besides the state's list: what a preview keeps."""
+        return [f"gm{int(self.index)}"]
+
+    def masks(self, s: list) -> dict[str, int]:
+        """Each piece's cells in `s`, as the bits `line_in` reads."""
+        return {p: sum(compress(self.bits, map(p.__eq__, s))) for p in self.pieces}
 
     def flat_restore(self, s: list, old: list) -> None:
         s[:] = old
@@ -328,7 +345,7 @@ class Grid(Kind):
             return gen.value(f"{c(self.flat_height)}(gr{i}, {a[0]})", type_)
         if name == "has_line":
             gen.longest = max(gen.longest, self.rows * self.columns)
-            return gen.value(f"{c(self.line_in)}(gr{i}, {a[0]}, {a[1]})", type_)
+            return gen.value(f"{c(self.mask_line)}(gm{i}.get({a[0]}, 0), {a[1]})", type_)
         raise gen.uncovered(f"{self.name}.{name}()")
 
     def flat_height(self, s: list, column: int) -> int:
@@ -348,8 +365,13 @@ class Grid(Kind):
         w = gen.w
         c = w.c
         a = [x.need() for x in args]
+        bits = c(self.bits)
         if method == "_clear":
-            w.add(d, f"gr{i}[{c(self.cell_at)}[{a[0]}, {a[1]}]] = {c(EMPTY)}")
+            x, pc = w.t("x"), w.t("t")
+            w.add(d, f"{x} = {c(self.cell_at)}[{a[0]}, {a[1]}]")
+            w.add(d, f"{pc} = gr{i}[{x}]")
+            w.add(d, f"if {pc} != {c(EMPTY)}: gm{i}[{pc}] &= ~{bits}[{x}]")
+            w.add(d, f"gr{i}[{x}] = {c(EMPTY)}")
             return
         if method not in ("_place", "_drop"):
             raise gen.uncovered(f"the grid's effect {method.lstrip('_')}")
@@ -361,10 +383,12 @@ class Grid(Kind):
         if method == "_place":
             w.add(d, f"if gr{i}[{x}] != {c(EMPTY)}: raise GiveBack")
             w.add(d, f"gr{i}[{x}] = {pc}")
+            w.add(d, f"gm{i}[{pc}] |= {bits}[{x}]")
             return
         w.add(d, f"for {x} in {c(self.column_cells)}[{a[0]}]:")
         w.add(d + 1, f"if gr{i}[{x}] == {c(EMPTY)}:")
         w.add(d + 2, f"gr{i}[{x}] = {pc}")
+        w.add(d + 2, f"gm{i}[{pc}] |= {bits}[{x}]")
         w.add(d + 2, "break")
         w.add(d, "else:")
         w.add(d + 1, "raise GiveBack")

@@ -603,6 +603,8 @@ class GameBuild:
         if parts:
             out["score"] = _plus_at_end(out["score"], [fn for _n, fn, _w in out["end_score"]])
         out["score_bounds"] = self.score_bounds(out["min_players"], out["max_players"])
+        #: each part's bit in the steps' `writes` (filled in as the steps compile)
+        out["part_bits"] = self.bits
 
         # what `rulekit play` shows besides the components: lines of the game, of each player
         display = data.get("display") or {}
