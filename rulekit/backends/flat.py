@@ -53,6 +53,7 @@ import re
 from typing import Any
 
 from rulekit.backends import pysource
+from rulekit.components.base import plain_bits
 from rulekit.engine import labels
 from rulekit.engine import steps as S
 from rulekit.engine.state import _CALLS, State, _late, _rebind_action, replay_moves
@@ -196,10 +197,7 @@ class FlatGame:
         if i is None:
             return None
         grng = st.rng or st._new_rng()
-        getbits = None
-        if (getattr(randrange, "__func__", None) is _RANDBELOW
-                and randrange.__self__.getrandbits.__class__ is _BUILTIN):
-            getbits = randrange.__self__.getrandbits
+        getbits = plain_bits(randrange)
         saved, start = self._saved(st, log)
         moves: list = []
         try:
@@ -333,11 +331,6 @@ class FlatGame:
                 meter.left, meter.what = old, old_what
         return not st.over
 
-
-#: Random._randbelow of a plain Random, and the type of its C methods: what the flat code
-#: writes out
-_RANDBELOW = getattr(random.Random, "_randbelow_with_getrandbits", None)
-_BUILTIN = type(random.Random().getrandbits)
 
 
 class _Writer:

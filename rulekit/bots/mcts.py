@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from rulekit.backends.session import SearchCopy
 from rulekit.bots.greedy import GreedyAgent
+from rulekit.components.base import plain_bits
 
 if TYPE_CHECKING:
     from rulekit import Action, State
@@ -308,13 +309,24 @@ class MctsBot:
             where = 2
             randrange = rng._randbelow if (type(rng).randrange is random.Random.randrange
                                            and hasattr(rng, "_randbelow")) else rng.randrange
+            # Random._randbelow written out where the RNG is a plain one: the same draws
+            getbits = plain_bits(randrange)
             while made != left:
                 if pending.__class__ is int:
                     pending = send(None)
                     continue
                 n = len(pending[1])
                 made += 1
-                pending = send(0 if n == 1 else randrange(n))
+                if n == 1:
+                    pending = send(0)
+                elif getbits is not None:
+                    k = n.bit_length()
+                    i = getbits(k)
+                    while i >= n:
+                        i = getbits(k)
+                    pending = send(i)
+                else:
+                    pending = send(randrange(n))
             where = 3
             scores = send(-1)
             return path, _rewards(scores, False, scale, spread)

@@ -7,6 +7,7 @@ interface, so a new kind touches its own module and the schema, nothing else.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -200,3 +201,34 @@ REGISTRY: dict[str, type[Kind]] = {}
 def register(cls: type[Kind]) -> type[Kind]:
     REGISTRY[cls.kind] = cls
     return cls
+
+
+#: Random._randbelow of a plain Random, and the type of its C methods
+_RANDBELOW = getattr(random.Random, "_randbelow_with_getrandbits", None)
+_BUILTIN = type(random.Random().getrandbits)
+
+
+def plain_bits(randbelow: Any) -> Callable[[int], int] | None:
+    """The `getrandbits` that `randbelow` (an RNG's `_randbelow`) draws with, where it is
+    a plain Random's: code that writes the draws out draws the same numbers. Else None."""
+    if getattr(randbelow, "__func__", None) is not _RANDBELOW:
+        return None
+    getbits = randbelow.__self__.getrandbits
+    return getbits if getbits.__class__ is _BUILTIN else None
+
+
+def shuffle(rng: Any, x: list) -> None:
+    """`rng.shuffle(x)`: the same draws, written out for a plain Random, whose shuffle
+    calls a Python function per element (a search's copy of a game with hidden pieces
+    deals them anew at every iteration)."""
+    getbits = plain_bits(getattr(rng, "_randbelow", None))
+    if getbits is None:
+        rng.shuffle(x)
+        return
+    for i in range(len(x) - 1, 0, -1):
+        m = i + 1
+        k = m.bit_length()
+        j = getbits(k)
+        while j >= m:
+            j = getbits(k)
+        x[i], x[j] = x[j], x[i]

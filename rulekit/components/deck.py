@@ -15,7 +15,7 @@ from bisect import insort
 from operator import attrgetter
 from typing import Any
 
-from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.components.base import Chance, Effect, Kind, register, shuffle
 from rulekit.components.fixed import MAX_ITEMS, fixed_value, hands_fit
 from rulekit.components.markup import card, card_backs, esc
 from rulekit.errors import FlowError, PieceError
@@ -433,7 +433,7 @@ class Deck(Kind):
         its size; the pool is sorted first so that it carries nothing of where cards were."""
         hidden = [(z, h) for z, p, h in self._piles(st) if not z.visible(p, seat)]
         pool = sorted([c for _z, h in hidden for c in h], key=_by_id)
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         k = 0
         for z, h in hidden:
             n = len(h)
@@ -490,7 +490,7 @@ class Deck(Kind):
     # ---- the deal ---------------------------------------------------------------------------
     def _sample(self, view: DeckView, rng: Any) -> list[str]:
         order = list(self.cards)
-        rng.shuffle(order)
+        shuffle(rng, order)
         return [c.name for c in order]
 
     def _check(self, view: DeckView, outcome: Any) -> str | None:
@@ -540,7 +540,7 @@ class Deck(Kind):
 
     def _sample_shuffle(self, view: DeckView, rng: Any) -> list[str]:
         order = sorted(self._pile(view), key=_by_id)  # where cards were tells nothing
-        rng.shuffle(order)
+        shuffle(rng, order)
         return [c.name for c in order]
 
     def _check_shuffle(self, view: DeckView, outcome: Any) -> str | None:
@@ -705,7 +705,7 @@ class Deck(Kind):
         o = w.t("o")
         if name == "shuffle":
             w.add(d, f"{o} = sorted({rest}, key={c(_by_id)})")
-            w.add(d, f"grng.shuffle({o})")
+            w.add(d, f"{w.c(shuffle)}(grng, {o})")
             w.add(d, f"{rest}[:] = {o}")
             gen.record(d, o)
             return
@@ -719,7 +719,7 @@ class Deck(Kind):
         w.add(d, f"{size} = {gen.expr(self.count_c, {}).need()}")
         w.add(d, f"if {size} < 0 or n * {size} > {len(self.cards)}: raise GiveBack")
         w.add(d, f"{o} = list({c(self.cards)})")
-        w.add(d, f"grng.shuffle({o})")
+        w.add(d, f"{w.c(shuffle)}(grng, {o})")
         h = w.t("h")
         for z in self.zones:  # every zone emptied; the deal's own ones are set below
             if z is self.deal_rest or z is self.deal_to:

@@ -12,7 +12,7 @@ from bisect import insort
 from operator import attrgetter
 from typing import Any
 
-from rulekit.components.base import Chance, Effect, Kind, register
+from rulekit.components.base import Chance, Effect, Kind, register, shuffle
 from rulekit.components.fixed import hands_fit
 from rulekit.components.markup import esc, tile_back, tile_svg
 from rulekit.errors import PieceError
@@ -228,7 +228,7 @@ class TileSet(Kind):
         hands, stock = st.comps[self.index]
         pool = sorted([t for p, h in enumerate(hands) if p != seat for t in h] + stock,
                       key=_by_id)
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         k = 0
         for p, h in enumerate(hands):
             if p != seat:
@@ -279,7 +279,7 @@ class TileSet(Kind):
     # ---- the deal ---------------------------------------------------------------------------
     def _sample(self, view: TileSetView, rng: Any) -> list[list[int]]:
         order = list(self.tiles)
-        rng.shuffle(order)
+        shuffle(rng, order)
         return [[t.a, t.b] for t in order]
 
     def _check(self, view: TileSetView, outcome: Any) -> str | None:
@@ -313,7 +313,7 @@ class TileSet(Kind):
         """`_sample` and `_apply` at once, the deal of random play: the tiles shuffled
         are dealt as they are, not looked up again from their pairs."""
         order = list(self.tiles)
-        rng.shuffle(order)
+        shuffle(rng, order)
         self._deal(view, order)
         return [[t.a, t.b] for t in order]
 
@@ -416,7 +416,7 @@ class TileSet(Kind):
         i = int(self.index)
         w = gen.w
         w.add(d, f"o = list({w.c(self.tiles)})")
-        w.add(d, "grng.shuffle(o)")
+        w.add(d, f"{w.c(shuffle)}(grng, o)")
         w.add(d, f"z = {w.c(self.hand_size)}(st, {{}})")
         w.add(d, f"for p, hd in enumerate(h{i}): hd[:] = sorted(o[p * z:(p + 1) * z], "
                  f"key={w.c(_by_id)})")
