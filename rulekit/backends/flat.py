@@ -1469,6 +1469,7 @@ class _Gen:
         w.add(d, "made += 1")
         if self.session:  # the caller picks: legal_actions() shows the labels
             w.add(d, f"i = yield ({seat}, out, labs)")
+            w.add(d, "svc = None")
             w.add(d, "while i < 0:")
             self.answer(made, seat, d + 1)
             w.add(d, "moves.append(i)")
@@ -1512,8 +1513,10 @@ class _Gen:
         bits = getattr(self.game, "part_bits", {})
         kept_comps = w.c(tuple((j, kind) for j, kind in enumerate(self.game.components)
                                if writes == -1 or bits.get(kind.name, -1) & writes))
-        w.add(d, f"svc = [kd.copy_state(comps[j]) for j, kd in {kept_comps}]")
-        w.add(d, f"svv = ({', '.join(kept)},)")
+        # kept once for the previews of this pause (putting back leaves them as they are)
+        w.add(d, "if svc is None:")
+        w.add(d + 1, f"svc = [kd.copy_state(comps[j]) for j, kd in {kept_comps}]")
+        w.add(d + 1, f"svv = ({', '.join(kept)},)")
         w.add(d, "ans = None")
         w.add(d, "try:")
         # written a second time: charged once, as the option's own effects are
@@ -1525,6 +1528,8 @@ class _Gen:
         w.add(d + 1, "pass")
         w.add(d, f"for (j, kd), old in zip({kept_comps}, svc): kd.flat_restore(comps[j], old)")
         w.add(d, f"{', '.join(held)}, = svv")
+        if copied:  # what was kept stays as it was for the next preview
+            w.add(d, f"svv = ({', '.join(kept)},)")
         w.add(d, "i = yield ans")
 
     def scores(self, d: int, final: bool = False) -> str:
