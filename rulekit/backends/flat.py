@@ -84,6 +84,11 @@ MOST_DEFINE_CHARS = 20_000
 UNITS_PER_SCAN = 2
 
 
+#: a search's question at a decision that asks the session to play on at random (see
+#: _Gen.answer): AUTO - n for n decisions, below every preview's question
+AUTO = -3 - budget.MAX_OPTIONS
+
+
 class Uncovered(Exception):
     """Something the flat backend does not cover: the game keeps the machine's path."""
 
@@ -1468,10 +1473,14 @@ class _Gen:
         single = made.single
         w.add(d, "made += 1")
         if self.session:  # the caller picks: legal_actions() shows the labels
-            w.add(d, f"i = yield ({seat}, out, labs)")
-            w.add(d, "svc = None")
-            w.add(d, "while i < 0:")
-            self.answer(made, seat, d + 1)
+            w.add(d, "if auto:")  # (see answer)
+            w.add(d + 1, "auto -= 1")
+            w.add(d + 1, "i = 0 if len(out) == 1 else search[1](len(out))")
+            w.add(d, "else:")
+            w.add(d + 1, f"i = yield ({seat}, out, labs)")
+            w.add(d + 1, "svc = None")
+            w.add(d + 1, "while i < 0:")
+            self.answer(made, seat, d + 2)
             w.add(d, "moves.append(i)")
             w.add(d, "pl = out[i]" if single else "which, pl = out[i]")
             return
@@ -1492,11 +1501,17 @@ class _Gen:
         w.add(d, "pl = out[i]" if single else "which, pl = out[i]")
 
     def answer(self, made: list, seat: str, d: int) -> None:
-        """A session's question at a decision, sent in place of a choice (see
-        `FlatGame.begin_search`): -1 the scores now, -2 - k the scores right after option
-        k's effects (as `State.preview` runs them, the state then put back), None where the
-        option's steps are more than effects or fail (the machine answers)."""
+        """A search's question at a decision, sent in place of a choice (see
+        backends.session's SearchCopy): -1 the scores now, -2 - k the scores right after
+        option k's effects (as `State.preview` runs them, the state then put back), None
+        where the option's steps are more than effects or fail (the machine answers);
+        AUTO - n: play n decisions from this one on at random, drawn as State.playout draws
+        them (with the search's `_randbelow`), and the chance steps among them, unasked."""
         w = self.w
+        w.add(d, "if i <= AUTO:")
+        w.add(d + 1, "auto = AUTO - i - 1")
+        w.add(d + 1, "i = 0 if len(out) == 1 else search[1](len(out))")
+        w.add(d + 1, "continue")
         w.add(d, "if i == -1:")
         w.add(d + 1, f"i = yield {self.scores(d + 1)}")
         w.add(d + 1, "continue")
@@ -1596,9 +1611,10 @@ class _Gen:
         -1 asks the scores now."""
         w = self.w
         w.consts["CHANCE"] = True
-        w.add(d, f"rq = yield {k}")
-        w.add(d, "while rq is not None:")
-        w.add(d + 1, f"rq = yield {self.scores(d + 1)}")
+        w.add(d, "if not auto:")
+        w.add(d + 1, f"rq = yield {k}")
+        w.add(d + 1, "while rq is not None:")
+        w.add(d + 2, f"rq = yield {self.scores(d + 2)}")
 
     def effects(self, made: list, seat: str, d: int, preview: bool = False) -> None:
         """The effects of the option played (`which`, its payload `pl`) for `seat`; for
@@ -1643,7 +1659,7 @@ class _Gen:
             # draws, as State.determinize imagines it)
             w.add(d + 2, "if pre is not None and k < wk:")
             w.add(d + 3, ("pl = out" if made.single else "which, pl = out")
-                  + "[imagine[1](len(out)) if imagine is not None and seat != imagine[0] "
+                  + "[search[1](len(out)) if search is not None and seat != search[0] "
                   "else labs.index(pre[seat])]")
             w.add(d + 3, f"{chosen}.append((seat, {'' if made.single else 'which, '}pl))")
             w.add(d + 3, "continue")
@@ -2179,7 +2195,7 @@ class _Gen:
             raise Uncovered("turns whose work cannot be bounded well below the budget of a call")
         kinds = game.components
         head = [
-            "def play(st, grng, randrange, getbits, study, entry, moves, saved, imagine=None):",
+            "def play(st, grng, randrange, getbits, study, entry, moves, saved, search=None):",
             "    n = st.n",
             "    PLAYERS = range(n)",
             "    active, start, turn, rnd = st.active, st.start, st.turn, st.round",
@@ -2197,6 +2213,7 @@ class _Gen:
         ]
         if self.session:
             head.append("    wb = None  # see write_back")
+            head.append("    auto = 0  # see answer")
         for i, name in enumerate(self.pvar_names):
             head.append(f"    p{i} = [p[{w.c(name)}] for p in st.pvars]")
         for i, name in enumerate(self.gvar_names):
@@ -2268,7 +2285,7 @@ class _Gen:
                 tail += ["    return None"]
             del w.lines[at:]
         if self.session:
-            w.consts.update(SCORES=State.scores, PREVIEW_FAILS=GIVEN_BACK)
+            w.consts.update(SCORES=State.scores, PREVIEW_FAILS=GIVEN_BACK, AUTO=AUTO)
         w.consts["WINDOWS"] = frozenset(self.windows.values())
         w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work,
                         CALL_WORK=budget.WORK_PER_CALL, SITES=self.sites)

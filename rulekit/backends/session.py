@@ -251,6 +251,10 @@ class SearchCopy:
         self.gen = flat._play(c, self.grng, None, None, False, entry, self.moves, [],
                               (seat, rng._randbelow))
 
+    def decisions(self, since: int) -> int:
+        """The decisions among the moves from the `since`th on."""
+        return sum(1 for m in self.moves[since:] if m.__class__ is int)
+
     def seed(self) -> None:
         """Seed the copy's RNG as `determinize` does, after the window's imagined choices
         (a game without chance steps never draws from it)."""

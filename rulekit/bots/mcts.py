@@ -47,9 +47,9 @@ import random
 import time
 from typing import TYPE_CHECKING
 
+from rulekit.backends.flat import AUTO
 from rulekit.backends.session import SearchCopy
 from rulekit.bots.greedy import GreedyAgent
-from rulekit.components.base import plain_bits
 
 if TYPE_CHECKING:
     from rulekit import Action, State
@@ -65,6 +65,8 @@ PLAYOUT_DECISIONS = 8
 PRIOR_WEIGHT = 1.0
 #: whether copies play on the game's flat session where it covers them (the tests compare)
 FLAT = True
+#: the decisions of a playout to the end, for the flat session (more than any game makes)
+ALL_DECISIONS = 1 << 40
 #: the iterations of a bare `mcts`
 DEFAULT_ITERATIONS = 200
 #: the largest budgets a spec may ask for (`--bots`, a file's levels, the ladder), so that
@@ -157,7 +159,8 @@ class MctsBot:
         # the copies play on the game's flat session where it covers them (the same
         # iterations, see `_iterate_flat`); greedy playouts stay on the machine
         flat = None if self._greedy or not FLAT else state.game.flat_session
-        entry = flat.search_entry(state) if flat is not None else None
+        entry = flat.search_entry(state) if flat is not None and type(rng) is random.Random \
+            else None
         done = 0
         while done != limit:
             if deadline is not None and done and time.perf_counter() >= deadline:
@@ -245,9 +248,8 @@ class MctsBot:
         c = self.exploration
         weight = self.prior_weight
         left = -1 if self.playout_decisions is None else self.playout_decisions
-        made = 0
         # where the iteration stands: 0 in the descent (at `node`), 1 expanded, 2 in the
-        # playout (`made` decisions made), 3 asking the scores
+        # playout (from the `since`th move on), 3 asking the scores
         where = 0
         send = fc.gen.send
         try:
@@ -305,28 +307,15 @@ class MctsBot:
                 node = chosen[0]
                 path.append(node)
                 pending = send(chosen[1])
-            # the playout: random moves, as State.playout draws them
+            # the playout: random moves as State.playout draws them (the search's RNG is a
+            # plain Random: its `_randbelow`), the generator playing them on its own from
+            # the first decision on
             where = 2
-            randrange = rng._randbelow if (type(rng).randrange is random.Random.randrange
-                                           and hasattr(rng, "_randbelow")) else rng.randrange
-            # Random._randbelow written out where the RNG is a plain one: the same draws
-            getbits = plain_bits(randrange)
-            while made != left:
-                if pending.__class__ is int:
-                    pending = send(None)
-                    continue
-                n = len(pending[1])
-                made += 1
-                if n == 1:
-                    pending = send(0)
-                elif getbits is not None:
-                    k = n.bit_length()
-                    i = getbits(k)
-                    while i >= n:
-                        i = getbits(k)
-                    pending = send(i)
-                else:
-                    pending = send(randrange(n))
+            since = len(fc.moves)
+            while pending.__class__ is int and left:
+                pending = send(None)
+            if left:
+                pending = send(AUTO - (left if left > 0 else ALL_DECISIONS))
             where = 3
             scores = send(-1)
             return path, _rewards(scores, False, scale, spread)
@@ -337,8 +326,11 @@ class MctsBot:
             st = fc.st
             if where == 0:
                 return self._finish(node, st, rng, path, scale, spread)
-            if where < 3:
+            if where == 2:
+                made = fc.decisions(since)
                 playout(st, rng, None if left < 0 else left - made)
+            elif where == 1:
+                playout(st, rng, None if left < 0 else left)
             return path, _rewards(st.scores(), st.is_over, scale, spread)
 
     def _finish(self, node: _Node, s: State, rng: random.Random, path: list[_Node],
