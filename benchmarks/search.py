@@ -6,7 +6,8 @@ and `mcts` against OpenSpiel's MCTS on connect four, in one run.
 For each shipped game (Qwixx with 3 players, Level X with 2, Domino 7 with 4, and the
 connect four example with 2) it plays a random game from the seed and stops at
 `--positions` of its decisions, spread over the game; at each, `mcts:ITERATIONS` chooses,
-and its CPU time is what is measured (iterations per second, over all positions). Connect
+and its CPU time is what is measured (iterations per second, over all positions), with
+its copies on the game's flat session and again on the machine (the same search). Connect
 four is also searched by OpenSpiel's Python `MCTSBot` over OpenSpiel's own C++ game (the
 extra `rulekit[openspiel]`) from the same positions, at as many simulations (random
 rollouts, UCT constant 2, as OpenSpiel's examples): the ratio is what to read. Issue 31's
@@ -29,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import rulekit  # noqa: E402
 from rulekit import bots  # noqa: E402
+from rulekit.bots import mcts  # noqa: E402
 
 #: (name, YAML file, players)
 GAMES = [("Qwixx", "qwixx.yaml", 3), ("Level X", "levelx.yaml", 2),
@@ -50,14 +52,20 @@ def positions(game: rulekit.Game, players: int, count: int, seed: int) -> list[r
     return states[::step][:count]
 
 
-def time_mcts(states: list[rulekit.State], iterations: int, seed: int) -> float:
-    """CPU seconds `mcts:ITERATIONS` takes over the positions."""
+def time_mcts(states: list[rulekit.State], iterations: int, seed: int,
+              flat: bool = True) -> float:
+    """CPU seconds `mcts:ITERATIONS` takes over the positions (`flat`: its copies on the
+    game's flat session where it covers them, else on the machine: the same search)."""
     bot = bots.make(f"mcts:{iterations}", seed=seed)
     spent = 0.0
-    for st in states:
-        start = time.process_time()
-        bot.choose(st.clone(), random.Random(seed))
-        spent += time.process_time() - start
+    mcts.FLAT = flat
+    try:
+        for st in states:
+            start = time.process_time()
+            bot.choose(st.clone(), random.Random(seed))
+            spent += time.process_time() - start
+    finally:
+        mcts.FLAT = True
     return spent
 
 
@@ -99,10 +107,13 @@ def main(argv: list[str] | None = None) -> int:
         game = rulekit.load_game(str(ROOT / "games" / file))
         states = positions(game, players, args.positions, args.seed)
         spent = time_mcts(states, args.iterations, args.seed)
+        machine = time_mcts(states, args.iterations, args.seed, flat=False)
         row: dict[str, Any] = {
             "game": name, "players": players, "positions": len(states),
             "ms_per_decision": 1000 * spent / len(states),
-            "iterations_per_s": args.iterations * len(states) / spent}
+            "iterations_per_s": args.iterations * len(states) / spent,
+            "machine_iterations_per_s": args.iterations * len(states) / machine,
+            "vs_machine": machine / spent}
         if file.endswith("connect-four.yaml"):
             theirs = time_openspiel(states, args.iterations, args.seed)
             if theirs is not None:
@@ -115,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mcts:{args.iterations}, CPU time, {args.positions} positions a game")
     for row in rows:
         line = (f"{row['game']:<13} {row['players']}p  {row['ms_per_decision']:8.1f} ms a "
-                f"decision  {row['iterations_per_s']:8.0f} iterations/s")
+                f"decision  {row['iterations_per_s']:8.0f} iterations/s  (on the machine "
+                f"{row['machine_iterations_per_s']:.0f}: {row['vs_machine']:.2f}x)")
         if "vs_openspiel" in row:
             line += (f"  OpenSpiel MCTSBot {row['openspiel_ms_per_decision']:.1f} ms: "
                      f"{row['vs_openspiel']:.2f}x its speed")
