@@ -331,13 +331,14 @@ def test_a_person_is_told_when_a_bot_thinks_and_domino7_ends_with_search_bots(
     assert not any(b.startswith("mcts") for level in levels[:-2] for b in level["bots"])
     file = tmp_path / "slow.yaml"
     file.write_text((GAMES / "domino7.yaml").read_text().split("\nlevels:")[0]
-                    + "\nlevels:\n  - {min_score: 0, bots: [mcts:300, random, random]}\n")
-    # an iteration budget keeps the game the same on any machine; a note after 0.05 s
-    # shows for 300 iterations (a tenth of a second and more) and never for a random bot
-    monkeypatch.setattr(terminal, "THINKING_NOTE_AFTER", 0.05)
+                    + "\nlevels:\n  - {min_score: 0, bots: [mcts:1000, random, random]}\n")
+    # an iteration budget keeps the game the same on any machine; a note after 0.01 s
+    # shows for 1000 iterations (some hundredths of a second and more) and never for a
+    # random bot (microseconds)
+    monkeypatch.setattr(terminal, "THINKING_NOTE_AFTER", 0.01)
     result = CliRunner().invoke(main, ["play", str(file), "--seed", "2"], input="a\na\n")
     assert result.exit_code == 0, result.output
-    assert "player 1 (mcts:300) is thinking..." in result.output
+    assert "player 1 (mcts:1000) is thinking..." in result.output
     assert "player 2 (random) is thinking" not in result.output
 
 
