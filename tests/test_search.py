@@ -126,3 +126,46 @@ def test_a_wrong_comparison_in_the_sessions_module_changes_the_search() -> None:
     assert _search(states, "mcts:40", True) != right
     game.__dict__["flat_session"] = made
     assert _search(states, "mcts:40", False) == right
+
+
+@pytest.mark.parametrize("name", ["qwixx.yaml", "domino7.yaml", "levelx.yaml"])
+def test_greedy_playouts_on_the_flat_session_are_the_machines(name: str) -> None:
+    """`mcts:N:greedy`: each playout move previews every option, on the session too."""
+    game = rulekit.load_game(str(GAMES / name))
+    states = _positions(game, game.max_players, seed=2, count=3)
+    spec = "mcts:25:greedy"
+    assert _search(states, spec, True) == _search(states, spec, False)
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name in
+                                  ("qwixx.yaml", "levelx.yaml", "connect-four.yaml",
+                                   "cant-stop.yaml", "little-pig.yaml")],
+                         ids=lambda p: p.name)
+def test_greedy_bots_on_a_session_play_the_machines_games(path: Path) -> None:
+    """A greedy bot's previews on a new game are answered by its session (games without
+    hidden parts, whose previews deal nothing anew): the same games as on the machine."""
+    from rulekit.backends.session import SessionState
+
+    game = rulekit.load_game(str(path))
+    bot = bots.GreedyAgent()
+    for players in sorted({game.min_players, game.max_players}):
+        for seed in range(2):
+            games = []
+            for machine in (False, True):
+                game.__dict__.pop("flat_session", None)
+                if machine:
+                    game.__dict__["flat_session"] = None
+                st = game.new_game(players=players, seed=seed)
+                rng = random.Random(seed)
+                moves = 0
+                while not st.is_over:
+                    if st.is_chance:
+                        st.resolve_chance()
+                    else:
+                        st.apply(bot.choose(st, rng))
+                        moves += 1
+                        if moves == 5 and not machine:  # still on its session
+                            assert type(st) is SessionState
+                games.append((st.log, st.scores(), st.turn))
+                game.__dict__.pop("flat_session", None)
+            assert games[0] == games[1], (players, seed)

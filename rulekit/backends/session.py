@@ -29,8 +29,8 @@ _set = object.__setattr__
 
 #: the names the loop of a session reads without making the state a machine's again
 _FAST = frozenset({"is_over", "is_chance", "current_player", "legal_actions", "apply",
-                   "resolve_chance", "game", "n", "seed", "__class__", "__dict__",
-                   "__slots__"})
+                   "resolve_chance", "_preview_scores", "game", "n", "seed", "__class__",
+                   "__dict__", "__slots__"})
 
 
 class FlatSession:
@@ -111,6 +111,29 @@ class SessionState(State):
             return State.apply(self, action)
         _advance(self, fs, i)
         return None
+
+    def _preview_scores(self, i: int) -> list | None:
+        """The scores of `preview` of the `i`th legal action, worked out by the session
+        (a greedy bot previews every action of every decision); None where the machine
+        must preview it: a game with hidden parts (its previews deal them anew), an option
+        whose steps are more than effects."""
+        fs = _get(self, "_fs") or _session(self)
+        if (fs is None or fs.pending.__class__ is int
+                or _get(self, "game").hides_information):
+            return None
+        _set(self, "__class__", State)  # the generator reads the state as the machine's
+        try:
+            scores = fs.gen.send(-2 - i)
+        except BaseException as exc:
+            # the scores failed: the machine, which gets the game, previews and says how
+            fs.moves.pop()
+            self._fs = None
+            replay_moves(self, fs.moves)
+            if not isinstance(exc, Exception):
+                raise
+            return None
+        _set(self, "__class__", SessionState)
+        return scores
 
     def resolve_chance(self, outcome: Any = None) -> Any:
         fs = _get(self, "_fs") or _session(self)

@@ -34,10 +34,16 @@ class GreedyAgent:
         if len(actions) == 1:
             return actions[0]
         me = state.current_player
+        # a new game's session works a preview's scores out itself, where it can
+        session = getattr(type(state), "_preview_scores", None) is not None
         best: list[Action] = []
         best_value = None
-        for action in actions:
-            value = self.value(state.preview(action).scores(), me)
+        for i, action in enumerate(actions):
+            scores = state._preview_scores(i) if session else None
+            if scores is None:
+                session = False
+                scores = state.preview(action).scores()
+            value = self.value(scores, me)
             if best_value is None or value > best_value:
                 best_value, best = value, [action]
             elif value == best_value:

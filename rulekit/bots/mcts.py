@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rulekit.backends.flat import AUTO
 from rulekit.backends.session import SearchCopy
@@ -158,7 +158,7 @@ class MctsBot:
         limit = self.iterations if self.iterations is not None else -1
         # the copies play on the game's flat session where it covers them (the same
         # iterations, see `_iterate_flat`); greedy playouts stay on the machine
-        flat = None if self._greedy or not FLAT else state.game.flat_session
+        flat = state.game.flat_session if FLAT else None
         entry = flat.search_entry(state) if flat is not None and type(rng) is random.Random \
             else None
         done = 0
@@ -312,10 +312,16 @@ class MctsBot:
             # the first decision on
             where = 2
             since = len(fc.moves)
-            while pending.__class__ is int and left:
-                pending = send(None)
-            if left:
-                pending = send(AUTO - (left if left > 0 else ALL_DECISIONS))
+            if self._greedy:
+                pending = self._greedy_playout(fc, pending, left, rng)
+            else:
+                while pending.__class__ is int and left:
+                    pending = send(None)
+                if left:
+                    pending = send(AUTO - (left if left > 0 else ALL_DECISIONS))
+            if pending is None:  # handed to the machine, which played the rest
+                st = fc.st
+                return path, _rewards(st.scores(), st.is_over, scale, spread)
             where = 3
             scores = send(-1)
             return path, _rewards(scores, False, scale, spread)
@@ -328,10 +334,49 @@ class MctsBot:
                 return self._finish(node, st, rng, path, scale, spread)
             if where == 2:
                 made = fc.decisions(since)
-                playout(st, rng, None if left < 0 else left - made)
+                playout(st, rng, None if left < 0 else left - made, self._greedy)
             elif where == 1:
-                playout(st, rng, None if left < 0 else left)
+                playout(st, rng, None if left < 0 else left, self._greedy)
             return path, _rewards(st.scores(), st.is_over, scale, spread)
+
+    def _greedy_playout(self, fc: SearchCopy, pending: Any, left: int,
+                        rng: random.Random) -> Any:
+        """`left` greedy moves (-1: to the end) on the flat session, from its pause
+        `pending`, as State.playout plays them: each the move whose preview's scores have
+        the best value for the seat deciding, equal ones drawn with the search's
+        `_randbelow`. The pause after the last; None where the machine took the copy and
+        played the rest (a preview only the machine can make)."""
+        send = fc.gen.send
+        value = GreedyAgent.value
+        randrange = rng._randbelow
+        made = 0
+        since = len(fc.moves)
+        while made != left:
+            if pending.__class__ is int:
+                pending = send(None)
+                continue
+            seat, _out, labels = pending
+            n = len(labels)
+            i = 0
+            if n > 1:
+                best: list[int] = []
+                top = None
+                for k in range(n):
+                    scores = send(-2 - k)
+                    if scores is None:  # the machine previews it, and plays on
+                        fc.leave()
+                        playout(fc.st, rng, None if left < 0 else left - fc.decisions(since),
+                                True)
+                        return None
+                    v = value(scores, seat)
+                    if top is None or v > top:
+                        top, best = v, [k]
+                    elif v == top:
+                        best.append(k)
+                i = best[0] if len(best) == 1 else best[randrange(len(best))]
+            made += 1
+            pending = send(i)
+        return pending
 
     def _finish(self, node: _Node, s: State, rng: random.Random, path: list[_Node],
                 scale: float | None, spread: _Spread) -> tuple[list[_Node], list[float]]:

@@ -94,13 +94,15 @@ def _play(state: State, agents: Sequence[Agent], rng: random.Random,
     """Play to the end; (decisions, options summed over decisions, most options at once).
     Without `log`, random bots' games may leave moves out of the log (nobody reads it).
     `all_random`: whether every agent is a random bot, if the caller knows."""
-    fast = getattr(state, "_playout", None)  # a State of the engine (not a stand-in)
+    # a State of the engine (not a stand-in); asked of its class, since reading a new
+    # game's attribute would take it off its session
+    fast = getattr(type(state), "_playout", None)
     if all_random is None:
         all_random = all(type(a) is RandomAgent for a in agents)
     if fast is not None and all_random:
         # random bots only: the same game as their `choose` through the API, played on
         # the engine's fast path of random play
-        play = fast(rng, None, None, study=True, log=log)
+        play = fast(state, rng, None, None, study=True, log=log)
         return play.made, play.options, play.most
     decisions = options = most = 0
     while not state.is_over:
