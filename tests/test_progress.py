@@ -49,7 +49,7 @@ def _run(args: list[str], tty: bool) -> tuple[int, str, str]:
     ["compare", GAME, "--set-b", "divisor=5"],
     ["sweep", GAME, "--vary", "divisor=[5, 7]"],
     ["simulate", GAME, "--jobs", "2"],  # in a pool of processes
-    ["ladder", GAME, "--bots", "random,mcts:30", "--games", "6"],
+    ["ladder", GAME, "--bots", "random,mcts:150", "--games", "6"],
 ])
 def test_a_long_run_on_a_terminal_shows_games_done_rate_and_time_left(command: list[str]) -> None:
     args = command + (SLOW if command[0] != "ladder" else [])

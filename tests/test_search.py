@@ -55,14 +55,16 @@ def _search(states: list[rulekit.State], spec: str, flat: bool) -> list:
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the copies made on a flat session."""
+    from rulekit.backends import session
+
     begun = [0]
-    made = mcts.SearchCopy
+    made = session.SearchCopy
 
     def counting(*args: object) -> object:
         begun[0] += 1
         return made(*args)
 
-    monkeypatch.setattr(mcts, "SearchCopy", counting)
+    monkeypatch.setattr(session, "SearchCopy", counting)
     return begun
 
 

@@ -236,3 +236,21 @@ def test_a_deal_that_cannot_fit_fails_at_the_call_the_machine_fails_at(tmp_path:
         failures.append((calls, str(exc.value), st.log))
     assert failures[0] == failures[1]
     assert "do not fit a deck" in failures[0][1]
+
+
+def test_a_session_that_begins_in_a_window_logs_the_machines_game(tmp_path: Path) -> None:
+    """Qwixx with the white sum asked before the roll: a new game's first pause is a
+    `together` window, where its session begins; the log, replayed from the copy made
+    there, is the machine's, and every turn's window begins with no choice made."""
+    text = (GAMES / "qwixx.yaml").read_text()
+    turn = "  turn:\n    - roll: dice\n    - run: white_sum\n"
+    assert turn in text
+    path = tmp_path / "game.yaml"
+    path.write_text(text.replace(turn, "  turn:\n    - run: white_sum\n    - roll: dice\n"))
+    game = rulekit.load_game(str(path))
+    for seed in range(3):
+        st = game.new_game(players=3, seed=seed)
+        assert game.flat_session.entry(st, False) is not None  # it begins in the window
+        session, machine, on = _both(game, 3, seed, moves=4, by_label=seed == 1)
+        assert on
+        assert session == machine, seed

@@ -302,7 +302,8 @@ class FlatGame:
         if start is not None and st._pending is not None:
             # the decision due, its options bound to the copy the log is replayed from
             d = st._pending
-            start._pending = S.Decision.copied(d.seat, d, None,
+            window = start._stack[-1] if d.window is not None else None  # (begun in one)
+            start._pending = S.Decision.copied(d.seat, d, window,
                                                lambda a: _rebind_action(a, start))
         return saved, start
 
@@ -543,7 +544,8 @@ class _Gen:
     def seat_define(self, name: str, c: Any, seat: V) -> V:
         """A player's define read by the scores: worked out for every seat once, before
         the scores (`_seat_defs`), and read from that list (a score reads a player's
-        define for itself and for the others: Connect Four's `won` up to six times)."""
+        define for itself and for the others, a `won` of each seat six times in a score
+        of two players)."""
         made = self._seat_defs[name] if name in self._seat_defs else None
         if made is None:
             if name in self._defining:
@@ -1643,13 +1645,8 @@ class _Gen:
             raise Uncovered("a `together` whose options have more than effects")
         chosen = w.t("chosen")
         w.add(d, f"{chosen} = []")
+        # begun in the window (see module): the seats before the one deciding chose
         p = self.windows.get(id(step))
-        if p is not None:
-            # begun in the window: the seats before the one deciding chose (by label)
-            w.add(d, "pre = None")
-            w.add(d, f"if entry == {p}:")
-            w.add(d + 1, "wf = st._stack[-1]")
-            w.add(d + 1, "pre, wk = {a.seat: a.label for a in wf.choices}, wf.k")
         w.add(d, "for k in range(n):")
         w.add(d + 1, "seat = (active + k) % n")
         made = self.options(step, env, "seat", d + 1)
@@ -1664,12 +1661,10 @@ class _Gen:
             w.add(d + 3, f"{chosen}.append((seat, {'' if made.single else 'which, '}pl))")
             w.add(d + 3, "continue")
         self.pick(d + 2, made)
-        if made.single:
-            w.add(d + 2, f"{chosen}.append((seat, pl))")
-            w.add(d, f"for seat, pl in {chosen}:")
-        else:
-            w.add(d + 2, f"{chosen}.append((seat, which, pl))")
-            w.add(d, f"for seat, which, pl in {chosen}:")
+        w.add(d + 2, f"{chosen}.append((seat, {'' if made.single else 'which, '}pl))")
+        if p is not None:
+            w.add(d, "pre = None")  # the next turn's window begins with no choice made
+        w.add(d, f"for seat, {'' if made.single else 'which, '}pl in {chosen}:")
         self.effects(made, "seat", d + 1)
         w.add(d + 1, "pass")
         return 1
@@ -2220,7 +2215,13 @@ class _Gen:
             head.append(f"    g{i} = st.gvars[{w.c(name)}]")
         for kind in kinds:
             head += ["    " + line for line in kind.flat_bind(self)]
+        if self.windows:
+            head.append("    pre = None  # the choices made in the window begun in (by label)")
         head += ["    try:"]
+        for p in sorted(self.windows.values()):
+            head.append(f"        if entry == {p}:")
+            head.append("            wf = st._stack[-1]")
+            head.append("            pre, wk = {a.seat: a.label for a in wf.choices}, wf.k")
         for p, lets in sorted(self.site_lets.items()):
             # an entry's names, as the machine's frame keeps them
             head.append(f"        if entry == {p}:")
@@ -2275,17 +2276,21 @@ class _Gen:
             tail.append(f"    st.gvars[{w.c(name)}] = g{i}")
         if not self.session:
             tail += ["    return made, options, most"]
-        else:  # the final scores, where the flat play works them out (see `scores`)
+        else:  # the final scores, where the flat play works them out (see `scores`); a
+            # score that fails is the machine's to work out (and to say why it fails)
             at = len(w.lines)
-            name = self.scores(1, final=True)
+            name = self.scores(2, final=True)
             if name == "scs":
-                tail += w.lines[at:] + ["    return scs"]
+                tail += ["    try:"] + w.lines[at:] + ["    except ANY_FAILURE:",
+                                                       "        return None",
+                                                       "    return scs"]
                 w.consts["LIGHT"] = True
             else:
                 tail += ["    return None"]
             del w.lines[at:]
         if self.session:
-            w.consts.update(SCORES=State.scores, PREVIEW_FAILS=GIVEN_BACK, AUTO=AUTO)
+            w.consts.update(SCORES=State.scores, PREVIEW_FAILS=GIVEN_BACK, AUTO=AUTO,
+                            ANY_FAILURE=Exception)
         w.consts["WINDOWS"] = frozenset(self.windows.values())
         w.consts.update(KINDS=kinds, TURN_STEPS=most + 1, TURN_WORK=turn_work,
                         CALL_WORK=budget.WORK_PER_CALL, SITES=self.sites)

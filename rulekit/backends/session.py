@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from rulekit.backends.flat import GIVEN_BACK
+from rulekit.backends.flat import AUTO, GIVEN_BACK
 from rulekit.engine.state import State, replay_moves
 from rulekit.engine.steps import Action, WindowFrame
 
@@ -274,6 +274,12 @@ class SearchCopy:
         self.gen = flat._play(c, self.grng, None, None, False, entry, self.moves, [],
                               (seat, rng._randbelow))
 
+    def play_on(self, decisions: int) -> Any:
+        """At a decision: the session plays it and the next ones at random on its own
+        (and the chance steps among them), `decisions` in all, drawn with the search's
+        `_randbelow` as State.playout draws them; its pause after the last."""
+        return self.gen.send(AUTO - decisions)
+
     def decisions(self, since: int) -> int:
         """The decisions among the moves from the `since`th on."""
         return sum(1 for m in self.moves[since:] if m.__class__ is int)
@@ -286,7 +292,7 @@ class SearchCopy:
             self.grng.seed(self.bits)
         self.seeded = True
 
-    def _machine(self) -> None:
+    def machine(self) -> None:
         """`st` made the machine's copy, the moves made replayed on it."""
         if self.kept is None:  # the copy drew its seed alone
             if not self.seeded:
@@ -311,7 +317,7 @@ class SearchCopy:
         given back before its draw is due there). What is not a give-back is raised
         again once the machine has the copy."""
         self.moves.pop()  # the counts the generator added
-        self._machine()
+        self.machine()
         if not isinstance(exc, Exception):
             raise exc
 
@@ -319,7 +325,7 @@ class SearchCopy:
         """Make `st` the machine's copy at the generator's pause."""
         self.gen.close()
         self.moves.pop()
-        self._machine()
+        self.machine()
 
 
 class _Seed:

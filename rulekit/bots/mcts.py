@@ -47,12 +47,11 @@ import random
 import time
 from typing import TYPE_CHECKING, Any
 
-from rulekit.backends.flat import AUTO
-from rulekit.backends.session import SearchCopy
 from rulekit.bots.greedy import GreedyAgent
 
 if TYPE_CHECKING:
     from rulekit import Action, State
+    from rulekit.backends.session import SearchCopy
 
 #: UCT's exploration constant, for rewards in [0, 1]: 1/sqrt(2) is the textbook value
 EXPLORATION = 0.7
@@ -159,6 +158,8 @@ class MctsBot:
         # the copies play on the game's flat session where it covers them (the same
         # iterations, see `_iterate_flat`); greedy playouts stay on the machine
         flat = state.game.flat_session if FLAT else None
+        if flat is not None:  # (imported here: `rulekit --help` loads the bots, not the engine)
+            from rulekit.backends.session import SearchCopy
         entry = flat.search_entry(state) if flat is not None and type(rng) is random.Random \
             else None
         done = 0
@@ -318,7 +319,7 @@ class MctsBot:
                 while pending.__class__ is int and left:
                     pending = send(None)
                 if left:
-                    pending = send(AUTO - (left if left > 0 else ALL_DECISIONS))
+                    pending = fc.play_on(left if left > 0 else ALL_DECISIONS)
             if pending is None:  # handed to the machine, which played the rest
                 st = fc.st
                 return path, _rewards(st.scores(), st.is_over, scale, spread)
@@ -326,7 +327,11 @@ class MctsBot:
             scores = send(-1)
             return path, _rewards(scores, False, scale, spread)
         except StopIteration as over:  # the game is over: its final scores
-            return path, _rewards(over.value, True, scale, spread)
+            scores = over.value
+            if scores is None:  # they failed: the machine works them out, or says why not
+                fc.machine()
+                scores = fc.st.scores()
+            return path, _rewards(scores, True, scale, spread)
         except BaseException as exc:
             fc.given_back(exc)
             st = fc.st
