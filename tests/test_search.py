@@ -171,3 +171,19 @@ def test_greedy_bots_on_a_session_play_the_machines_games(path: Path) -> None:
                 games.append((st.log, st.scores(), st.turn))
                 game.__dict__.pop("flat_session", None)
             assert games[0] == games[1], (players, seed)
+
+
+def test_a_final_score_that_fails_fails_the_search_with_the_machines_message(
+        tmp_path: Path) -> None:
+    """Domino 7 whose bonus at the end divides by zero: the session leaves the final
+    scores to the machine, which fails in the search as it does on the machine."""
+    text = (GAMES / "domino7.yaml").read_text()
+    bonus = 'bonus: "params.winner_bonus if'
+    assert bonus in text
+    path = tmp_path / "game.yaml"
+    path.write_text(text.replace(bonus, 'bonus: "1 // (turn - turn) if'))
+    game = rulekit.load_game(str(path))
+    states = _positions(game, 4, seed=1, count=8)[-3:]  # near the end: playouts end it
+    flat, machine = _search(states, "mcts:60", True), _search(states, "mcts:60", False)
+    assert flat == machine
+    assert any(isinstance(x, str) and "ZeroDivisionError" in x for x in flat), flat
