@@ -15,7 +15,9 @@ scores and failures (tests/test_session.py plays every covered game both ways).
 
 from __future__ import annotations
 
+import functools
 import random
+from types import FunctionType, MemberDescriptorType
 from typing import Any
 
 from rulekit.backends.flat import AUTO, GIVEN_BACK
@@ -27,10 +29,9 @@ _get = object.__getattribute__
 _NO_ENV: dict = {}
 _set = object.__setattr__
 
-#: the names the loop of a session reads without making the state a machine's again
-_FAST = frozenset({"is_over", "is_chance", "current_player", "legal_actions", "apply",
-                   "resolve_chance", "_preview_scores", "game", "n", "seed", "__class__",
-                   "__dict__", "__slots__"})
+#: the fields of State that a session reads as they are (`over` and `_fs` are kept up to
+#: date; the others never change in a game)
+_AS_THEY_ARE = frozenset({"game", "n", "seed", "over", "_fs"})
 
 
 class FlatSession:
@@ -56,11 +57,6 @@ class SessionState(State):
     plain `State` first (its moves replayed on the machine)."""
 
     __slots__ = ()
-
-    def __getattribute__(self, name: str) -> Any:
-        if name not in _FAST:
-            leave(self)
-        return _get(self, name)
 
     # ---- the loop ------------------------------------------------------------------------
     @property
@@ -149,7 +145,7 @@ class SessionState(State):
             return State.resolve_chance(self)
         # the outcome as the machine returns it: as the kind reads back its record
         kind = _get(self, "game").components[k]
-        return kind.flat_outcome(_get(self, "gviews")[k], fs.moves[at])
+        return kind.flat_outcome(_GVIEWS.__get__(self, State)[k], fs.moves[at])
 
 
 def _action(made: dict[str, Action], label: str, seat: int) -> Action:
@@ -347,3 +343,47 @@ class _Imagined:
                  "_steps_left", "_work_left", "_log_chars", "_version", "comps", "pvars",
                  "gvars", "over", "end_reason", "_ending", "_dirty", "_stale",
                  "_pending_chance", "_pending")
+
+
+def _leaving(attr: Any) -> Any:
+    """SessionState's stand-in for a field, property or method of State: the state made
+    a plain one (`leave`) before it is read, written or called."""
+    if isinstance(attr, MemberDescriptorType | property):
+        get = attr.__get__ if isinstance(attr, MemberDescriptorType) else attr.fget
+
+        def read(st: State) -> Any:
+            leave(st)
+            return get(st, State) if isinstance(attr, MemberDescriptorType) else get(st)
+
+        def write(st: State, value: Any) -> None:
+            leave(st)
+            attr.__set__(st, value)
+
+        def delete(st: State) -> None:
+            leave(st)
+            attr.__delete__(st)
+
+        return property(read, write, delete, attr.__doc__)
+    if isinstance(attr, FunctionType):
+        @functools.wraps(attr)
+        def call(st: State, *args: Any, **kwargs: Any) -> Any:
+            leave(st)
+            return attr(st, *args, **kwargs)
+
+        return call
+    return attr  # (a static method, a constant: no state to leave)
+
+
+#: State's `gviews` field, read by the session itself
+_GVIEWS = State.__dict__["gviews"]
+
+# every other field, property and method of State, as SessionState has it: any use but the
+# loop's makes the state a plain one first (a class attribute costs the loop nothing, where
+# a __getattribute__ of its own cost every read a Python call)
+for _cls in reversed(State.__mro__[:-1]):
+    for _name, _attr in list(vars(_cls).items()):
+        if (_name in _AS_THEY_ARE or _name in vars(SessionState)
+                or _name in ("__slots__", "__doc__", "__module__", "__init__", "__dict__",
+                             "__weakref__")):
+            continue
+        setattr(SessionState, _name, _leaving(_attr))
