@@ -190,7 +190,6 @@ class MctsBot:
         """
         node = root
         path = [] if path is None else path
-        c = self.exploration
         weight = self.prior_weight
         while not s.is_over:
             if s.is_chance:
@@ -198,45 +197,56 @@ class MctsBot:
                 continue
             mover = s.current_player
             actions = s.legal_actions()
-            children = node.children
             prior = node.prior
             if weight and len(actions) > 1 and any(a.label not in prior for a in actions):
                 for label, value in one_step_values(s, actions).items():
                     prior.setdefault(label, value)
-            untried = []
-            available = []
-            for a in actions:
-                child = children.get((mover, a.label))  # type: ignore[arg-type]
-                if child is None:
-                    untried.append(a)
-                else:
-                    child.avail += 1
-                    available.append((child, a))
-            if untried:
-                if weight and len(untried) > 1:
-                    a = max(untried, key=lambda x: prior.get(x.label, 0.0))
-                else:
-                    a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
-                child = _Node(mover)
-                child.avail = 1
-                children[(mover, a.label)] = child  # type: ignore[index]
-                s.apply(a)
-                path.append(child)
+            child, i, new = self._select(node, mover, [a.label for a in actions], rng)
+            s.apply(actions[i])
+            path.append(child)
+            if new:
                 return path
-            best_value = -math.inf
-            chosen = available[0]
-            for pair in available:
-                child = pair[0]
-                visits = child.visits
-                value = child.total / visits + c * math.sqrt(math.log(child.avail) / visits)
-                if weight:
-                    value += weight * prior.get(pair[1].label, 0.0) / (visits + 1)
-                if value > best_value:
-                    best_value, chosen = value, pair
-            node = chosen[0]
-            s.apply(chosen[1])
-            path.append(node)
+            node = child
         return path
+
+    def _select(self, node: _Node, mover: int, labels: list[str],
+                rng: random.Random) -> tuple[_Node, int, bool]:
+        """The child of `node` the descent takes among the legal actions' `labels` (each
+        tried one's availability counted): an untried one, made (True), the best value
+        first; or the best by UCT with the prior's bias. With its index in `labels`."""
+        children = node.children
+        prior = node.prior
+        weight = self.prior_weight
+        untried = []
+        available = []
+        for i, label in enumerate(labels):
+            child = children.get((mover, label))
+            if child is None:
+                untried.append(i)
+            else:
+                child.avail += 1
+                available.append((child, i))
+        if untried:
+            if weight and len(untried) > 1:
+                i = max(untried, key=lambda j: prior.get(labels[j], 0.0))
+            else:
+                i = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+            child = _Node(mover)
+            child.avail = 1
+            children[(mover, labels[i])] = child
+            return child, i, True
+        c = self.exploration
+        best_value = -math.inf
+        chosen = available[0]
+        for pair in available:
+            child = pair[0]
+            visits = child.visits
+            value = child.total / visits + c * math.sqrt(math.log(child.avail) / visits)
+            if weight:
+                value += weight * prior.get(labels[pair[1]], 0.0) / (visits + 1)
+            if value > best_value:
+                best_value, chosen = value, pair
+        return chosen[0], chosen[1], False
 
     def _iterate_flat(self, root: _Node, fc: SearchCopy, rng: random.Random,
                       scale: float | None, spread: _Spread) -> tuple[list[_Node], list[float]]:
@@ -246,7 +256,6 @@ class MctsBot:
         the machine, the iteration goes on there from where it stands."""
         node = root
         path: list[_Node] = []
-        c = self.exploration
         weight = self.prior_weight
         left = -1 if self.playout_decisions is None else self.playout_decisions
         # where the iteration stands: 0 in the descent (at `node`), 1 expanded, 2 in the
@@ -261,7 +270,6 @@ class MctsBot:
                     pending = send(None)
                     continue
                 mover, _out, labels = pending
-                children = node.children
                 prior = node.prior
                 if weight and len(labels) > 1 and any(x not in prior for x in labels):
                     values = {}
@@ -273,41 +281,14 @@ class MctsBot:
                         values[labels[i]] = GreedyAgent.value(scores, mover)
                     for label, value in _scaled(values).items():
                         prior.setdefault(label, value)
-                untried = []
-                available = []
-                for i, label in enumerate(labels):
-                    child = children.get((mover, label))
-                    if child is None:
-                        untried.append(i)
-                    else:
-                        child.avail += 1
-                        available.append((child, i))
-                if untried:
-                    if weight and len(untried) > 1:
-                        i = max(untried, key=lambda j: prior.get(labels[j], 0.0))
-                    else:
-                        i = untried[rng.randrange(len(untried))] if len(untried) > 1 \
-                            else untried[0]
-                    child = _Node(mover)
-                    child.avail = 1
-                    children[(mover, labels[i])] = child
-                    path.append(child)
+                child, i, new = self._select(node, mover, labels, rng)
+                path.append(child)
+                if new:
                     where = 1
                     pending = send(i)
                     break
-                best_value = -math.inf
-                chosen = available[0]
-                for pair in available:
-                    child = pair[0]
-                    visits = child.visits
-                    value = child.total / visits + c * math.sqrt(math.log(child.avail) / visits)
-                    if weight:
-                        value += weight * prior.get(labels[pair[1]], 0.0) / (visits + 1)
-                    if value > best_value:
-                        best_value, chosen = value, pair
-                node = chosen[0]
-                path.append(node)
-                pending = send(chosen[1])
+                node = child
+                pending = send(i)
             # the playout: random moves as State.playout draws them (the search's RNG is a
             # plain Random: its `_randbelow`), the generator playing them on its own from
             # the first decision on
