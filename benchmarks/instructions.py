@@ -48,6 +48,7 @@ def play(file: str, players: int, mode: str, games: int, seed: int) -> None:
         # that only loads, not per game
         game.flat  # noqa: B018
         game.flat_session  # noqa: B018
+        import rulekit.backends.session  # noqa: F401  (what a new game imports)
     rng = random.Random(seed)
     for i in range(games):
         state = game.new_game(players=players, seed=seed + i)
