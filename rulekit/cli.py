@@ -46,16 +46,14 @@ def _user_errors() -> Iterator[None]:
 
 def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
     """`random,mcts:200` -> ['random', 'mcts:200']; a bad bot spec is a usage error."""
-    names = [n.strip().lower() for n in value.split(",")]
+    names = [n.strip() for n in value.split(",")]
     if not names or any(not n for n in names):
         raise click.BadParameter("expected bots separated by commas, e.g. "
                                  "random,greedy,mcts:200")
-    for name in names:
-        try:
-            rulekit.bots.make(name)
-        except RulekitError as exc:
-            raise click.BadParameter(str(exc)) from None
-    return names
+    try:
+        return [rulekit.bots.check_spec(name) for name in names]  # a model path keeps its case
+    except RulekitError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def _parse_opponents(ctx: click.Context, param: click.Parameter,
@@ -688,6 +686,60 @@ def _serve_until_ctrl_c(app: Any, host: str, port: int) -> None:
     if server.should_exit:
         click.echo("rulekit: stopped", err=True)
         raise click.exceptions.Exit(130)
+
+
+# ---- train -------------------------------------------------------------------------------------
+@main.command()
+@click.argument("file", type=click.Path())
+@click.option("--players", type=int, default=None,
+              help="players of the games it learns from  [default: the game's minimum]")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="games of self-play to learn from  [default: 2000, unless --minutes]")
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="train for this long (with --games too: whichever ends first); the "
+                   "games then depend on the machine's speed")
+@_seed_option
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="processes to play in: training plays in one process for now, so 1 only")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="the model file to write  [default: FILE's name and the players, "
+                   "qwixx-2p.npz, in the current folder]")
+@click.option("--hidden", type=click.IntRange(min=1, max=1024), default=64, show_default=True,
+              help="units of the network's hidden layer")
+@click.option("--checkpoint", type=click.IntRange(min=1), default=None, metavar="GAMES",
+              help="games between evaluations  [default: a tenth of --games; 400 with "
+                   "--minutes]")
+@click.option("--eval-games", type=click.IntRange(min=1), default=20, show_default=True,
+              help="games of each evaluation, against greedy and the previous checkpoint")
+@_set_option
+@_extends_option
+def train(file: str, players: int | None, games: int | None, minutes: float | None, seed: int,
+          jobs: int, out: str | None, hidden: int, checkpoint: int | None, eval_games: int,
+          sets: tuple[str, ...], extends_roots: tuple[str, ...]) -> None:
+    """Learn a value model of a game by self-play (TD(lambda), extra rulekit[train]).
+
+    The model plays with --bots net:MODEL.npz, or as the leaf evaluation of the search
+    with --bots mcts:500:net:MODEL.npz. The same file, settings and seed with --games
+    train the same model. Every checkpoint plays a few games against greedy and the
+    previous checkpoint; the best against greedy is written, after Ctrl-C too (exit 130).
+    """
+    from rulekit.studies.command import check_output
+
+    if jobs != 1:
+        raise click.BadParameter("training plays in one process for now: --jobs 1",
+                                 param_hint="'--jobs'")
+    with _user_errors():
+        game = _load(file, sets, extends_roots)
+        n = _players(game, players)
+        from rulekit.learn import command
+        from rulekit.learn.train import Settings
+
+        out = out or command.default_out(resolve_game(file), n)
+        check_output("--out", out)
+        settings = Settings(players=n, games=games if games or minutes else 2000,
+                            minutes=minutes, seed=seed, hidden=hidden, checkpoint=checkpoint,
+                            eval_games=eval_games)
+        command.run(game, settings, out)
 
 
 # ---- test --------------------------------------------------------------------------------------
