@@ -324,6 +324,7 @@ def simulate(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...], p
 
     with _user_errors(), command.interruptible():
         game = _load(file, sets, extends_roots)
+        rulekit.bots.check_for_game(study["bots"], game, _players(game, players))
         command.run_study(simulate.simulate, game=game, players=_players(game, players),
                           render=lambda r: _text().format_simulate(r),
                           draw=lambda path, r, t: _plot().plot_simulate(path, t[0], r["game"]),
@@ -350,6 +351,8 @@ def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tu
         game_a = _load(file_a, sets_a, extends_roots)
         game_b = _load(file_b or file_a, sets_b, extends_roots)
         labels = [_variant_label(file_a, sets_a), _variant_label(file_b or file_a, sets_b)]
+        for game in (game_a, game_b):
+            rulekit.bots.check_for_game(study["bots"], game, _players(game, players))
         command.run_study(compare.compare, game_a=game_a, game_b=game_b, labels=labels,
                           players=_players(game_b, _players(game_a, players)),
                           render=lambda r: _text().format_compare(r),
@@ -428,6 +431,7 @@ def ladder(file: str, bots: list[str], games: int, players: int | None, seed: in
     with _user_errors(), interruptible():
         game = _load(file, sets, extends_roots)
         n = _players(game, players)
+        rulekit.bots.check_for_game(bots, game, n)
         pairs = len(bots) * (len(bots) - 1) // 2
         with ProgressLine(pairs * games) as line:
             report = run(game, bots, games, n, seed, progress=line.update, jobs=jobs, dask=dask)
@@ -536,6 +540,7 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
+        rulekit.bots.check_for_game(bots or [], game, n)
         log = _recorder(log_file, file, overrides, record_test)
         if first_level is not None and not 1 <= first_level <= len(game.levels):
             has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"

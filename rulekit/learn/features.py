@@ -78,8 +78,9 @@ class Features:
         self.players = players
         places: dict[tuple[str, ...], _Place] = {}
         states: list[tuple[State, int]] = []
-        for i in range(LAYOUT_GAMES):
-            _explore(game, players, i, places, states)
+        #: the most decisions a random game of the layout took
+        self.longest = max(_explore(game, players, i, places, states)
+                           for i in range(LAYOUT_GAMES))
         _finish_places(places)
         self._encoding = Encoding([], places, LAYOUT_GAMES, range(players, players + 1),
                                   Chances())
@@ -107,11 +108,13 @@ class Features:
         return values
 
 
-def _explore(game: Game, players: int, seed: int, places: dict, states: list) -> None:
-    """One random game: every step's view of every seat goes into the layout."""
+def _explore(game: Game, players: int, seed: int, places: dict, states: list) -> int:
+    """One random game: every step's view of every seat goes into the layout; its
+    decisions."""
     rng = random.Random(seed)
     st = game.new_game(players, seed=seed)
     step = 0
+    decisions = 0
     while True:
         step += 1
         for seat in range(players):
@@ -119,10 +122,11 @@ def _explore(game: Game, players: int, seed: int, places: dict, states: list) ->
             if step % SAMPLE_EVERY == 0 or st.is_over:
                 states.append((st.clone(), seat))
         if st.is_over:
-            return
+            return decisions
         if st.is_chance:
             st.resolve_chance()
         else:
+            decisions += 1
             st.apply(rng.choice(st.legal_actions()))
 
 

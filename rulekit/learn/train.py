@@ -47,6 +47,11 @@ if TYPE_CHECKING:
 
 #: games of self-play between two updates of the network
 BATCH_GAMES = 8
+#: a game of self-play or evaluation is cut off after this many times the decisions of
+#: the longest random game of the layout (and 100 more): a network that learnt to stall
+#: (to stop with nothing gained, again and again) must not keep a game going for ever. A
+#: game cut off is won by nobody.
+CUTOFF_FACTOR = 10
 #: the smallest standard deviation a feature is scaled by (a constant one is left alone)
 MIN_SCALE = 1e-6
 
@@ -124,6 +129,8 @@ class Trainer:
         self.checkpoints: list[Checkpoint] = []
         self.best: Checkpoint | None = None
         self.started = time.monotonic()
+        #: the most decisions a game may take before it is cut off (won by nobody)
+        self.cutoff = cutoff(self.features)
 
     # ---- the model ---------------------------------------------------------------------------
     def model(self) -> Model:
@@ -198,12 +205,14 @@ class Trainer:
         st = self.game.new_game(n, seed=seed)
         rows: list[list[list[float]]] = [[] for _ in range(n)]
         values: list[list[float]] = [[] for _ in range(n)]
-        while not st.is_over:
+        decisions = 0
+        while not st.is_over and decisions < self.cutoff:
             if st.is_chance:
                 st.resolve_chance()
                 continue
             seat = st.current_player
             actions = st.legal_actions()
+            decisions += 1
             if len(actions) == 1:
                 st.apply(actions[0])
                 continue
@@ -227,7 +236,7 @@ class Trainer:
         scores = st.scores()
         out = []
         for seat in range(n):
-            z = outcome(scores, seat)
+            z = outcome(scores, seat) if st.is_over else 0.0
             returns = lambda_returns(values[seat], z, s.lam if model is not None else 1.0)
             out.append((rows[seat], returns))
         return out
@@ -239,10 +248,10 @@ class Trainer:
         s = self.settings
         previous = self.checkpoints[-1].model if self.checkpoints else None
         vs_greedy = match(self.game, s.players, model, None, s.eval_games,
-                          derive(s.seed, "eval", "greedy"))
+                          derive(s.seed, "eval", "greedy"), self.cutoff)
         vs_previous = None if previous is None else match(
             self.game, s.players, model, previous, s.eval_games,
-            derive(s.seed, "eval", "previous"))
+            derive(s.seed, "eval", "previous"), self.cutoff)
         point = Checkpoint(self.games, vs_greedy, vs_previous, model)
         self.checkpoints.append(point)
         if self.best is None or vs_greedy >= self.best.vs_greedy:
@@ -271,10 +280,16 @@ def _values(model: Model, previews: list, vectors: list, seat: int) -> list[floa
     return out
 
 
+def cutoff(features: Features) -> int:
+    """The most decisions a game of training or evaluation may take (see CUTOFF_FACTOR)."""
+    return CUTOFF_FACTOR * features.longest + 100
+
+
 def match(game: Game, players: int, model: Model, other: Model | None, games: int,
-          seed: int) -> float:
+          seed: int, limit: int) -> float:
     """The model's mean share of the win in `games` games against `other` (greedy when
-    None) in every other seat; the model's seat turns game by game."""
+    None) in every other seat; the model's seat turns game by game. A game that takes
+    more than `limit` decisions is cut off and counts as lost."""
     total = 0.0
     for i in range(games):
         me = i % players
@@ -283,10 +298,12 @@ def match(game: Game, players: int, model: Model, other: Model | None, games: in
                            (GreedyAgent(rng) if other is None else NetBot(other, rng))
                            for seat in range(players)]
         st = game.new_game(players, seed=derive(seed, "game", i))
-        while not st.is_over:
+        decisions = 0
+        while not st.is_over and decisions < limit:
             if st.is_chance:
                 st.resolve_chance()
             else:
+                decisions += 1
                 st.apply(bots[st.current_player].choose(st, rng))
-        total += outcome(st.scores(), me)
+        total += outcome(st.scores(), me) if st.is_over else 0.0
     return total / games if games else 0.0
