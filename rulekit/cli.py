@@ -86,7 +86,8 @@ _bots_option = click.option(
     "--bots", default="random", show_default=True, callback=_parse_bots,
     help=f"bots, comma-separated, assigned to seats in turn ({', '.join(known_bots())}; "
          "mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s, "
-         "mcts:200:greedy)")
+         "mcts:200:greedy; net:MODEL.npz plays a model `rulekit train` wrote, "
+         "mcts:500:net:MODEL.npz searches with it)")
 _set_option = click.option(
     "--set", "sets", multiple=True, metavar="NAME=VALUE",
     help="override a param of the game; the value is read as YAML (repeatable)")

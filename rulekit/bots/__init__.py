@@ -42,8 +42,8 @@ class Bot(Protocol):
         ...
 
 
-#: the bot names a spec may start with
-BOTS = ("greedy", "mcts", "net", "random")
+#: the bot names a spec may start with (and `net:MODEL`, a bot of a model file)
+BOTS = ("greedy", "mcts", "random")
 #: a person's opponent in `rulekit play` when neither `--bots` nor the file's levels say:
 #: the search bot at a budget that decides within a few tenths of a second on a 2-core
 #: machine, and stops at a second whatever the machine
@@ -138,7 +138,7 @@ def make(spec: str, seed: int | None = None, root: str | None = None) -> Bot:
         _check_simulations(options, spec.strip())
 
         return make_openspiel(options, spec.strip(), random.Random(seed))
-    if name not in BOTS or name == "net":
+    if name not in BOTS:
         if name == "net":
             raise RulekitError("a net bot names its model file: net:FILE.npz (one `rulekit "
                                "train` writes)")
