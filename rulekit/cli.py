@@ -705,8 +705,9 @@ def _serve_until_ctrl_c(app: Any, host: str, port: int) -> None:
               help="train for this long (with --games too: whichever ends first); the "
                    "games then depend on the machine's speed")
 @_seed_option
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="processes to play in: training plays in one process for now, so 1 only")
+@click.option("--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="processes to play the games of self-play in; any number trains the "
+                   "same model")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="the model file to write  [default: FILE's name and the players, "
                    "qwixx-2p.npz, in the current folder]")
@@ -731,9 +732,6 @@ def train(file: str, players: int | None, games: int | None, minutes: float | No
     """
     from rulekit.studies.command import check_output
 
-    if jobs != 1:
-        raise click.BadParameter("training plays in one process for now: --jobs 1",
-                                 param_hint="'--jobs'")
     with _user_errors():
         game = _load(file, sets, extends_roots)
         n = _players(game, players)
@@ -745,7 +743,7 @@ def train(file: str, players: int | None, games: int | None, minutes: float | No
         settings = Settings(players=n, games=games if games or minutes else 2000,
                             minutes=minutes, seed=seed, hidden=hidden, checkpoint=checkpoint,
                             eval_games=eval_games)
-        command.run(game, settings, out)
+        command.run(game, settings, out, jobs)
 
 
 # ---- test --------------------------------------------------------------------------------------

@@ -56,11 +56,11 @@ def default_out(file: str, players: int) -> str:
     return f"{Path(file).stem}-{players}p.npz"
 
 
-def run(game: Game, settings: Settings, out: str) -> None:
+def run(game: Game, settings: Settings, out: str, jobs: int = 1) -> None:
     """Train, write the best model to `out` and report; on Ctrl-C write the best model so
     far and exit with 130."""
     started = time.monotonic()
-    trainer = Trainer(game, settings)
+    trainer = Trainer(game, settings, jobs)
     progress = TrainProgress(settings)
     try:
         with progress:

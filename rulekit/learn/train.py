@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -111,8 +112,10 @@ def _sklearn() -> Any:
 class Trainer:
     """A training run; `run()` trains, `best` is the model to keep (also after Ctrl-C)."""
 
-    def __init__(self, game: Game, settings: Settings) -> None:
+    def __init__(self, game: Game, settings: Settings, jobs: int = 1) -> None:
         regressor = _sklearn()
+        #: processes the games of self-play run in: any number trains the same model
+        self.jobs = jobs
         self.game = game
         self.settings = settings
         self.features: Features = features_of(game, settings.players)
@@ -131,6 +134,7 @@ class Trainer:
         self.started = time.monotonic()
         #: the most decisions a game may take before it is cut off (won by nobody)
         self.cutoff = cutoff(self.features)
+        self._pool: Any = None
 
     # ---- the model ---------------------------------------------------------------------------
     def model(self) -> Model:
@@ -159,6 +163,26 @@ class Trainer:
         s = self.settings
         every = s.checkpoint_every()
         deadline = self.started + s.minutes * 60 if s.minutes is not None else None
+        if self.jobs > 1:
+            import multiprocessing
+
+            from rulekit.studies.runner import Side
+
+            # spawn: a clean interpreter per process, as the studies' pool
+            self._pool = multiprocessing.get_context("spawn").Pool(
+                self.jobs, initializer=_pool_start,
+                initargs=(Side.of(self.game), s))
+        try:
+            return self._run(progress, every, deadline)
+        finally:
+            if self._pool is not None:
+                self._pool.terminate()  # on Ctrl-C too
+                self._pool.join()
+                self._pool = None
+
+    def _run(self, progress: Callable[[Trainer], None] | None, every: int,
+             deadline: float | None) -> Model:
+        s = self.settings
         while True:
             if s.games is not None and self.games >= s.games:
                 break
@@ -181,65 +205,45 @@ class Trainer:
     def batch(self, size: int) -> None:
         """Play `size` games of self-play and teach the network their lambda-returns."""
         model = self.model() if self.fitted else None
+        indices = list(range(self.games, self.games + size))
+        if self._pool is not None:
+            chunks = [indices[i::self.jobs] for i in range(self.jobs)]
+            played: dict[int, Any] = {}
+            pending = self._pool.map_async(_pool_games, [(model, chunk) for chunk in chunks])
+            while not pending.ready():  # a wait without a timeout would not see Ctrl-C
+                pending.wait(0.1)
+            for chunk, results in zip(chunks, pending.get()):
+                played.update(zip(chunk, results))
+            games = [played[i] for i in indices]  # in game order: the same for any jobs
+        else:
+            games = [play_game(self.game, self.features, self.settings, self.cutoff, model, i)
+                     for i in indices]
+        self.games += size
         xs: list[list[float]] = []
         targets: list[float] = []
-        for _ in range(size):
-            rng = random.Random(derive(self.settings.seed, "moves", self.games))
-            seed = derive(self.settings.seed, "game", self.games)
-            for rows, values in self.self_play(model, seed, rng):
+        for seats in games:
+            for rows, values in seats:
                 xs.extend(rows)
                 targets.extend(values)
-            self.games += 1
         if xs:
-            self.net.partial_fit((np.asarray(xs) - self.mean) / self.scale,
-                                 np.asarray(targets))
+            self._fit((np.asarray(xs) - self.mean) / self.scale, np.asarray(targets))
             self.fitted = True
 
-    def self_play(self, model: Model | None, seed: int,
-                  rng: random.Random) -> list[tuple[list[list[float]], list[float]]]:
-        """One game, every seat played by `model` (at random without one); per seat, the
-        features of the states after its decisions and their lambda-returns."""
-        s = self.settings
-        n = s.players
-        feats = self.features
-        st = self.game.new_game(n, seed=seed)
-        rows: list[list[list[float]]] = [[] for _ in range(n)]
-        values: list[list[float]] = [[] for _ in range(n)]
-        decisions = 0
-        while not st.is_over and decisions < self.cutoff:
-            if st.is_chance:
-                st.resolve_chance()
-                continue
-            seat = st.current_player
-            actions = st.legal_actions()
-            decisions += 1
-            if len(actions) == 1:
-                st.apply(actions[0])
-                continue
-            previews = [st.preview(a) for a in actions]
-            vectors = [None if p.is_over else feats.vector(p, seat) for p in previews]
-            if model is None or rng.random() < s.epsilon:
-                k = rng.randrange(len(actions))
-                estimate = None
-            else:
-                estimates = _values(model, previews, vectors, seat)
-                best = max(estimates)
-                top = [i for i, v in enumerate(estimates) if v == best]
-                k = top[0] if len(top) == 1 else rng.choice(top)
-                estimate = estimates[k]
-            if vectors[k] is not None:
-                rows[seat].append(vectors[k])  # type: ignore[arg-type]
-                if estimate is None and model is not None:
-                    estimate = _values(model, [previews[k]], [vectors[k]], seat)[0]
-                values[seat].append(estimate if estimate is not None else math.nan)
-            st.apply(actions[k])
-        scores = st.scores()
-        out = []
-        for seat in range(n):
-            z = outcome(scores, seat) if st.is_over else 0.0
-            returns = lambda_returns(values[seat], z, s.lam if model is not None else 1.0)
-            out.append((rows[seat], returns))
-        return out
+    def _fit(self, x: np.ndarray, y: np.ndarray) -> None:
+        """One pass of the optimiser. scikit-learn catches Ctrl-C inside it (and goes on
+        training), so the signal is held until the pass ends and raised then."""
+        caught: list[int] = []
+        try:
+            previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+        except ValueError:  # not the main thread: signals are not ours to take
+            previous = None
+        try:
+            self.net.partial_fit(x, y)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt
 
     # ---- evaluation --------------------------------------------------------------------------
     def checkpoint(self) -> Checkpoint:
@@ -257,6 +261,71 @@ class Trainer:
         if self.best is None or vs_greedy >= self.best.vs_greedy:
             self.best = point
         return point
+
+
+def play_game(game: Game, feats: Features, settings: Settings, limit: int,
+              model: Model | None, index: int) -> list[tuple[list[list[float]], list[float]]]:
+    """Game `index` of self-play, every seat played by `model` (at random without one);
+    per seat, the features of the states after its decisions and their lambda-returns.
+    Its dice and moves are seeded by the run's seed and `index` alone."""
+    s = settings
+    n = s.players
+    rng = random.Random(derive(s.seed, "moves", index))
+    st = game.new_game(n, seed=derive(s.seed, "game", index))
+    rows: list[list[list[float]]] = [[] for _ in range(n)]
+    values: list[list[float]] = [[] for _ in range(n)]
+    decisions = 0
+    while not st.is_over and decisions < limit:
+        if st.is_chance:
+            st.resolve_chance()
+            continue
+        seat = st.current_player
+        actions = st.legal_actions()
+        decisions += 1
+        if len(actions) == 1:
+            st.apply(actions[0])
+            continue
+        previews = [st.preview(a) for a in actions]
+        vectors = [None if p.is_over else feats.vector(p, seat) for p in previews]
+        if model is None or rng.random() < s.epsilon:
+            k = rng.randrange(len(actions))
+            estimate = None
+        else:
+            estimates = _values(model, previews, vectors, seat)
+            best = max(estimates)
+            top = [i for i, v in enumerate(estimates) if v == best]
+            k = top[0] if len(top) == 1 else rng.choice(top)
+            estimate = estimates[k]
+        if vectors[k] is not None:
+            rows[seat].append(vectors[k])  # type: ignore[arg-type]
+            if estimate is None and model is not None:
+                estimate = _values(model, [previews[k]], [vectors[k]], seat)[0]
+            values[seat].append(estimate if estimate is not None else math.nan)
+        st.apply(actions[k])
+    scores = st.scores()
+    out = []
+    for seat in range(n):
+        z = outcome(scores, seat) if st.is_over else 0.0
+        returns = lambda_returns(values[seat], z, s.lam if model is not None else 1.0)
+        out.append((rows[seat], returns))
+    return out
+
+
+_POOL: tuple = ()
+
+
+def _pool_start(side: Any, settings: Settings) -> None:
+    """In a pool process: the game built again, its features, Ctrl-C left to the main."""
+    global _POOL
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    game = side.game()
+    feats = features_of(game, settings.players)
+    _POOL = (game, feats, settings, cutoff(feats))
+
+
+def _pool_games(task: tuple[Model | None, list[int]]) -> list:
+    model, indices = task
+    return [play_game(*_POOL, model, i) for i in indices]
 
 
 def lambda_returns(values: list[float], z: float, lam: float) -> list[float]:
