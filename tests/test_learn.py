@@ -225,6 +225,24 @@ def test_damaged_or_hostile_model_files_are_refused(trained: Path, tmp_path: Pat
         assert result.exit_code == 2 and words in result.stderr, (path, result.output)
 
 
+def test_model_files_with_changed_bytes_load_or_are_refused(trained: Path) -> None:
+    data = trained.read_bytes()
+    rng = random.Random(7)
+    for i in range(300):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        path = trained.parent / f"fuzz{i % 3}.npz"
+        path.write_bytes(bytes(damaged))
+        try:
+            model = load(path)
+        except RulekitError as exc:
+            assert "cannot use the model" in str(exc)
+            continue
+        values = model.values(np.zeros((2, model.inputs)))
+        assert values.shape == (2,)
+
+
 def test_a_game_file_names_no_model_and_a_folder_keeps_its_models(
         trained: Path, tmp_path: Path) -> None:
     game = tmp_path / "game"

@@ -91,7 +91,7 @@ class Evaluator:
         if bound is None or bound[0] is not game or bound[1] != players:
             self.model.check_game(game, players)
             feats = features_of(game, players)
-            self.model.check_game(game, players, feats.fingerprint)
+            self.model.check_game(game, players, feats.fingerprint, feats.size)
             bound = self._bound = (game, players, feats)
         return bound[2]
 

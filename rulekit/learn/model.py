@@ -71,9 +71,10 @@ class Model:
             h = h @ w + b
             if i < last:
                 h = np.maximum(h, 0.0) if self.activation == "relu" else np.tanh(h)
-        return h[:, 0]
+        return np.nan_to_num(h[:, 0], nan=-np.inf)  # weights that overflow: worth nothing
 
-    def check_game(self, game: Game, players: int, fingerprint: str | None = None) -> None:
+    def check_game(self, game: Game, players: int, fingerprint: str | None = None,
+                   size: int | None = None) -> None:
         """Refuse a game, variant or player count the model was not trained for."""
         h = self.header
         where = h.get("source", "the model")
@@ -90,7 +91,7 @@ class Model:
             raise RulekitError(f"{where} was trained for {h['players']} players, not "
                                f"{players}: train one with `rulekit train --players "
                                f"{players}`")
-        if fingerprint is not None and h["layout"] != fingerprint:
+        if fingerprint is not None and (h["layout"] != fingerprint or self.inputs != size):
             raise RulekitError(f"{where} reads features of another layout than this game "
                                f"file gives (the rules changed since it was trained): "
                                f"train it again")
@@ -134,8 +135,9 @@ def load(path: str | Path) -> Model:
         model = _read(data)
     except _Bad as exc:
         raise RulekitError(f"cannot use the model {name!r}: {exc}") from None
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, UnicodeDecodeError,
-            RecursionError) as exc:
+    except Exception as exc:  # noqa: BLE001 - numpy and zipfile on hostile bytes raise
+        # many kinds (ValueError, BadZipFile, tokenize's TokenError, SyntaxError, ...): each
+        # means the file is no model
         raise RulekitError(f"cannot use the model {name!r}: it is not a model file written "
                            f"by `rulekit train` ({type(exc).__name__})") from None
     model.header["source"] = f"the model {name!r}"
