@@ -710,7 +710,7 @@ def _serve_until_ctrl_c(app: Any, host: str, port: int) -> None:
                    "same model")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="the model file to write  [default: FILE's name and the players, "
-                   "qwixx-2p.npz, in the current folder]")
+                   "mygame-2p.npz for mygame.yaml, in the current folder]")
 @click.option("--hidden", type=click.IntRange(min=1, max=1024), default=64, show_default=True,
               help="units of the network's hidden layer")
 @click.option("--checkpoint", type=click.IntRange(min=1), default=None, metavar="GAMES",

@@ -11,7 +11,7 @@ iterations (`mcts:400`), a time (`mcts:0.5s`) or both, whichever ends first
 (`mcts:2000:1s`), and ROLLOUT is `random` or `greedy`.
 
 A learned model (a file `rulekit train` writes) is named last, after `net`, and keeps its
-case: `net:models/qwixx.npz` plays one-ply on it, `mcts:500:net:models/qwixx.npz` searches
+case: `net:models/mygame.npz` plays one-ply on it, `mcts:500:net:models/mygame.npz` searches
 with it as the leaf evaluation. Only the command line and the Python API name models for
 now: the game-file schema's `SPEC_PATTERN` has no `net`, and `make(spec, root=FOLDER)`
 confines a model path to a game's folder for when a file's levels name one.
