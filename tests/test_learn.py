@@ -12,6 +12,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ from rulekit.cli import main
 from rulekit.errors import RulekitError
 from rulekit.learn import command
 from rulekit.learn.model import load
-from rulekit.learn.train import Settings, Trainer, lambda_returns
+from rulekit.learn.train import Checkpoint, Settings, Trainer, lambda_returns
 
 pytest.importorskip("sklearn")
 
@@ -303,6 +304,14 @@ def test_a_trainer_keeps_its_best_checkpoint() -> None:
     assert len(trainer.checkpoints) == 3
     assert trainer.best is not None and model is trainer.best.model
     assert trainer.best.vs_greedy == max(c.vs_greedy for c in trainer.checkpoints)
+
+
+def test_the_progress_line_shows_games_and_the_last_checkpoint() -> None:
+    line = command.TrainProgress(Settings(players=2, games=100))
+    line.started, line.done = 0.0, 50
+    line.trainer = SimpleNamespace(checkpoints=[Checkpoint(40, 0.75, 0.5, None)])
+    assert line.text(10.0) == "training: 50/100 games, 5.0/s, 10s left | vs greedy 75%, last 50%"
+    assert len(line.text(10.0)) < 80
 
 
 def test_lambda_returns_mix_the_next_values_and_the_result() -> None:

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 class TrainProgress(ProgressLine):
-    """The progress line of a training run: games, rate, time left, the last checkpoint."""
+    """The progress line of a training run: games, rate, time left, and the last
+    checkpoint's share of the win against greedy and against the checkpoint before."""
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings.games or 0, "training")
@@ -41,13 +42,13 @@ class TrainProgress(ProgressLine):
                 (s.minutes * 60 - elapsed) if s.minutes is not None else None]
         known = [x for x in left if x is not None]
         if known:
-            line += f", about {_duration(max(0.0, min(known)))} left"
+            line += f", {_duration(max(0.0, min(known)))} left"
         trainer = self.trainer
         if trainer is not None and trainer.checkpoints:
             last = trainer.checkpoints[-1]
             line += f" | vs greedy {last.vs_greedy:.0%}"
             if last.vs_previous is not None:
-                line += f", vs previous {last.vs_previous:.0%}"
+                line += f", last {last.vs_previous:.0%}"
         return line
 
 
