@@ -706,8 +706,8 @@ def _serve_until_ctrl_c(app: Any, host: str, port: int) -> None:
                    "games then depend on the machine's speed")
 @_seed_option
 @click.option("--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
-              help="processes to play the games of self-play in; any number trains the "
-                   "same model")
+              help="processes to play the games of self-play in (8 at most are used: the "
+                   "games of a batch); any number trains the same model")
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="the model file to write  [default: FILE's name and the players, "
                    "mygame-2p.npz for mygame.yaml, in the current folder]")

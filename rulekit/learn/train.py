@@ -114,8 +114,9 @@ class Trainer:
 
     def __init__(self, game: Game, settings: Settings, jobs: int = 1) -> None:
         regressor = _sklearn()
-        #: processes the games of self-play run in: any number trains the same model
-        self.jobs = jobs
+        #: processes the games of self-play run in (any number trains the same model): at
+        #: most a batch's games, one each
+        self.jobs = max(1, min(jobs, BATCH_GAMES))
         self.game = game
         self.settings = settings
         self.features: Features = features_of(game, settings.players)
