@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 import signal
 import subprocess
@@ -281,6 +282,22 @@ def test_ctrl_c_keeps_the_best_model_so_far(monkeypatch: pytest.MonkeyPatch,
     assert kept.header["training"]["games_played"] <= 24
 
 
+def _busy_for(pid: int, seconds: float) -> None:
+    """Wait until the process has used `seconds` of CPU (60 s at most; a fixed wait where
+    /proc is missing), so that a loaded machine does not stop it before it trains."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        time.sleep(2 * seconds)
+        return
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            return
+        time.sleep(0.2)
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_real_ctrl_c_keeps_the_model_and_exits_130(tmp_path: Path, jobs: str) -> None:
     # scikit-learn swallows Ctrl-C inside its optimiser: training must still stop
@@ -289,7 +306,7 @@ def test_a_real_ctrl_c_keeps_the_model_and_exits_130(tmp_path: Path, jobs: str) 
         [sys.executable, "-m", "rulekit", "train", LITTLE_PIG, "--games", "100000",
          "--checkpoint", "8", "--eval-games", "2", "--jobs", jobs, "--out", str(out)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(8)
+    _busy_for(process.pid, 4.0)  # started (some 2.5 s), then trained for a while
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
