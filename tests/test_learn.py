@@ -34,8 +34,8 @@ pytest.importorskip("sklearn")
 ROOT = Path(__file__).resolve().parent.parent
 LITTLE_PIG = str(ROOT / "games" / "examples" / "little-pig.yaml")
 PIG = str(ROOT / "games" / "examples" / "pig.yaml")
-#: a short run: 40 games of self-play, an evaluation of 4 games every 8
-SHORT = ["--games", "40", "--checkpoint", "8", "--eval-games", "4"]
+#: a short run: 24 games of self-play, an evaluation of 2 games every 12
+SHORT = ["--games", "24", "--checkpoint", "12", "--eval-games", "2"]
 
 
 def run(*args: str) -> Result:
