@@ -345,9 +345,10 @@ class _Imagined:
                  "_pending_chance", "_pending")
 
 
-def _leaving(attr: Any) -> Any:
+def _leaving(name: str, attr: Any) -> Any:
     """SessionState's stand-in for a field, property or method of State: the state made
-    a plain one (`leave`) before it is read, written or called."""
+    a plain one (`leave`) before it is read, written or called (a method as State has it
+    then: one patched in a test too)."""
     if isinstance(attr, MemberDescriptorType | property):
         get = attr.__get__ if isinstance(attr, MemberDescriptorType) else attr.fget
 
@@ -368,7 +369,7 @@ def _leaving(attr: Any) -> Any:
         @functools.wraps(attr)
         def call(st: State, *args: Any, **kwargs: Any) -> Any:
             leave(st)
-            return attr(st, *args, **kwargs)
+            return getattr(State, name)(st, *args, **kwargs)
 
         return call
     return attr  # (a static method, a constant: no state to leave)
@@ -386,4 +387,4 @@ for _cls in reversed(State.__mro__[:-1]):
                 or _name in ("__slots__", "__doc__", "__module__", "__init__", "__dict__",
                              "__weakref__")):
             continue
-        setattr(SessionState, _name, _leaving(_attr))
+        setattr(SessionState, _name, _leaving(_name, _attr))
