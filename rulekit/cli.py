@@ -46,14 +46,16 @@ def _user_errors() -> Iterator[None]:
 
 def _parse_bots(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
     """`random,mcts:200` -> ['random', 'mcts:200']; a bad bot spec is a usage error."""
-    names = [n.strip() for n in value.split(",")]
+    names = [n.strip().lower() for n in value.split(",")]
     if not names or any(not n for n in names):
         raise click.BadParameter("expected bots separated by commas, e.g. "
                                  "random,greedy,mcts:200")
-    try:
-        return [rulekit.bots.check_spec(name) for name in names]  # a model path keeps its case
-    except RulekitError as exc:
-        raise click.BadParameter(str(exc)) from None
+    for name in names:
+        try:
+            rulekit.bots.make(name)
+        except RulekitError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return names
 
 
 def _parse_opponents(ctx: click.Context, param: click.Parameter,
@@ -86,8 +88,7 @@ _bots_option = click.option(
     "--bots", default="random", show_default=True, callback=_parse_bots,
     help=f"bots, comma-separated, assigned to seats in turn ({', '.join(known_bots())}; "
          "mcts takes a budget and a rollout: mcts:400, mcts:0.5s, mcts:2000:1s, "
-         "mcts:200:greedy; net:MODEL.npz plays a model `rulekit train` wrote, "
-         "mcts:500:net:MODEL.npz searches with it)")
+         "mcts:200:greedy)")
 _set_option = click.option(
     "--set", "sets", multiple=True, metavar="NAME=VALUE",
     help="override a param of the game; the value is read as YAML (repeatable)")
@@ -325,7 +326,6 @@ def simulate(file: str, sets: tuple[str, ...], extends_roots: tuple[str, ...], p
 
     with _user_errors(), command.interruptible():
         game = _load(file, sets, extends_roots)
-        rulekit.bots.check_for_game(study["bots"], game, _players(game, players))
         command.run_study(simulate.simulate, game=game, players=_players(game, players),
                           render=lambda r: _text().format_simulate(r),
                           draw=lambda path, r, t: _plot().plot_simulate(path, t[0], r["game"]),
@@ -352,8 +352,6 @@ def compare(file_a: str, file_b: str | None, sets_a: tuple[str, ...], sets_b: tu
         game_a = _load(file_a, sets_a, extends_roots)
         game_b = _load(file_b or file_a, sets_b, extends_roots)
         labels = [_variant_label(file_a, sets_a), _variant_label(file_b or file_a, sets_b)]
-        for game in (game_a, game_b):
-            rulekit.bots.check_for_game(study["bots"], game, _players(game, players))
         command.run_study(compare.compare, game_a=game_a, game_b=game_b, labels=labels,
                           players=_players(game_b, _players(game_a, players)),
                           render=lambda r: _text().format_compare(r),
@@ -432,7 +430,6 @@ def ladder(file: str, bots: list[str], games: int, players: int | None, seed: in
     with _user_errors(), interruptible():
         game = _load(file, sets, extends_roots)
         n = _players(game, players)
-        rulekit.bots.check_for_game(bots, game, n)
         pairs = len(bots) * (len(bots) - 1) // 2
         with ProgressLine(pairs * games) as line:
             report = run(game, bots, games, n, seed, progress=line.update, jobs=jobs, dask=dask)
@@ -541,7 +538,6 @@ def play(file: str, players: int | None, seat: int, bots: list[str] | None, seed
             raise click.BadParameter(f"there are seats 0 to {n - 1}, not {seat}",
                                      param_hint="'--seat'")
         human = None if auto else seat
-        rulekit.bots.check_for_game(bots or [], game, n)
         log = _recorder(log_file, file, overrides, record_test)
         if first_level is not None and not 1 <= first_level <= len(game.levels):
             has = f"has levels 1 to {len(game.levels)}" if game.levels else "has no levels"
@@ -692,58 +688,6 @@ def _serve_until_ctrl_c(app: Any, host: str, port: int) -> None:
     if server.should_exit:
         click.echo("rulekit: stopped", err=True)
         raise click.exceptions.Exit(130)
-
-
-# ---- train -------------------------------------------------------------------------------------
-@main.command()
-@click.argument("file", type=click.Path())
-@click.option("--players", type=int, default=None,
-              help="players of the games it learns from  [default: the game's minimum]")
-@click.option("--games", type=click.IntRange(min=1), default=None,
-              help="games of self-play to learn from  [default: 2000, unless --minutes]")
-@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="train for this long (with --games too: whichever ends first); the "
-                   "games then depend on the machine's speed")
-@_seed_option
-@click.option("--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True,
-              help="processes to play the games of self-play in (8 at most are used: the "
-                   "games of a batch); any number trains the same model")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="the model file to write  [default: FILE's name and the players, "
-                   "mygame-2p.npz for mygame.yaml, in the current folder]")
-@click.option("--hidden", type=click.IntRange(min=1, max=1024), default=64, show_default=True,
-              help="units of the network's hidden layer")
-@click.option("--checkpoint", type=click.IntRange(min=1), default=None, metavar="GAMES",
-              help="games between evaluations  [default: a tenth of --games; 400 with "
-                   "--minutes]")
-@click.option("--eval-games", type=click.IntRange(min=1), default=20, show_default=True,
-              help="games of each evaluation, against greedy and the previous checkpoint")
-@_set_option
-@_extends_option
-def train(file: str, players: int | None, games: int | None, minutes: float | None, seed: int,
-          jobs: int, out: str | None, hidden: int, checkpoint: int | None, eval_games: int,
-          sets: tuple[str, ...], extends_roots: tuple[str, ...]) -> None:
-    """Learn a value model of a game by self-play (TD(lambda), extra rulekit[train]).
-
-    The model plays with --bots net:MODEL.npz, or as the leaf evaluation of the search
-    with --bots mcts:500:net:MODEL.npz. The same file, settings and seed with --games
-    train the same model. Every checkpoint plays a few games against greedy and the
-    previous checkpoint; the best against greedy is written, after Ctrl-C too (exit 130).
-    """
-    from rulekit.studies.command import check_output
-
-    with _user_errors():
-        game = _load(file, sets, extends_roots)
-        n = _players(game, players)
-        from rulekit.learn import command
-        from rulekit.learn.train import Settings
-
-        out = out or command.default_out(resolve_game(file), n)
-        check_output("--out", out)
-        settings = Settings(players=n, games=games if games or minutes else 2000,
-                            minutes=minutes, seed=seed, hidden=hidden, checkpoint=checkpoint,
-                            eval_games=eval_games)
-        command.run(game, settings, out, jobs)
 
 
 # ---- test --------------------------------------------------------------------------------------

@@ -9,19 +9,13 @@ Bots are named by a spec, the same in `--bots`, in a game file's `levels` and in
 `make`: `random`, `greedy`, or `mcts[:BUDGET][:ROLLOUT]` where BUDGET is a number of
 iterations (`mcts:400`), a time (`mcts:0.5s`) or both, whichever ends first
 (`mcts:2000:1s`), and ROLLOUT is `random` or `greedy`.
-
-A learned model (a file `rulekit train` writes) is named last, after `net`, and keeps its
-case: `net:models/mygame.npz` plays one-ply on it, `mcts:500:net:models/mygame.npz` searches
-with it as the leaf evaluation. Only the command line and the Python API name models for
-now: the game-file schema's `SPEC_PATTERN` has no `net`, and `make(spec, root=FOLDER)`
-confines a model path to a game's folder for when a file's levels name one.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rulekit.bots.greedy import GreedyAgent
 from rulekit.bots.mcts import DEFAULT_ITERATIONS, MAX_ITERATIONS, MAX_SECONDS, MctsBot
@@ -42,7 +36,7 @@ class Bot(Protocol):
         ...
 
 
-#: the bot names a spec may start with (and `net:MODEL`, a bot of a model file)
+#: the bot names a spec may start with
 BOTS = ("greedy", "mcts", "random")
 #: a person's opponent in `rulekit play` when neither `--bots` nor the file's levels say:
 #: the search bot at a budget that decides within a few tenths of a second on a 2-core
@@ -57,9 +51,7 @@ _ITERATIONS = r"[1-9][0-9]{0,3}|10000"
 #: a time budget, more than 0 and at most MAX_SECONDS (10) seconds: `0.5s`, `.5s`, `10s`
 _SECONDS = r"(0*[1-9](\.[0-9]*)?|0*10(\.0*)?|0*\.[0-9]*[1-9][0-9]*)s"
 #: the shape of a spec, for the game-file schema (`levels[].bots`): with the budgets' caps,
-#: so that a file asking for more is a located error when it is validated or loaded. It
-#: has no `net`: a game file names no model file until models ship beside the games (then
-#: through `make(spec, root=the file's folder)`, which keeps the path inside that folder)
+#: so that a file asking for more is a located error when it is validated or loaded
 SPEC_PATTERN = (rf"^\s*(random|greedy|mcts(:({_ITERATIONS}|{_SECONDS}|random|greedy)){{0,3}})"
                 r"\s*$")
 #: what a spec may be, in words: the hint of the schema's error for a bad one
@@ -67,11 +59,9 @@ SPEC_SUMMARY = (f"random, greedy or mcts[:BUDGET][:ROLLOUT] (mcts:400, mcts:0.5s
                 f"mcts:2000:1s); a budget is at most {MAX_ITERATIONS} iterations and "
                 f"{MAX_SECONDS:g} seconds a move")
 
-_SPEC_HELP = ("a bot is random, greedy, mcts or net; mcts takes a budget of iterations, "
+_SPEC_HELP = ("a bot is random, greedy or mcts; mcts takes a budget of iterations, "
               "seconds or both (whichever ends first) and a rollout policy, e.g. mcts:400, "
-              "mcts:0.5s, mcts:2000:1s, mcts:200:greedy; net names a model file that "
-              "`rulekit train` wrote, net:FILE.npz, and mcts may use one, "
-              "mcts:500:net:FILE.npz")
+              "mcts:0.5s, mcts:2000:1s, mcts:200:greedy")
 
 
 def known_bots() -> list[str]:
@@ -105,33 +95,17 @@ def _check_simulations(options: list[str], spec: str) -> None:
                            f"thinks at most {OPENSPIEL_MAX_SIMULATIONS} simulations a move")
 
 
-def split_model(spec: str) -> tuple[str, str | None]:
-    """A spec's bot part (lower case) and the model path it names, if any, as written:
-    `mcts:500:NET:Models/Q.npz` -> (`mcts:500:net`, `Models/Q.npz`)."""
-    parts = spec.strip().split(":")
-    head = parts[0].strip().lower()
-    for i, part in enumerate(parts):
-        if part.strip().lower() == "net" and (i == 0 or head == "mcts"):
-            return ":".join(parts[:i + 1]).lower(), ":".join(parts[i + 1:]).strip()
-    return spec.strip().lower(), None
-
-
-def make(spec: str, seed: int | None = None, root: str | None = None) -> Bot:
+def make(spec: str, seed: int | None = None) -> Bot:
     """A fresh bot from its spec (`random`, `greedy`, `mcts:400`, `mcts:2000:1s`,
-    `mcts:0.5s:greedy`, `net:FILE.npz`, `mcts:500:net:FILE.npz`).
+    `mcts:0.5s:greedy`).
 
     `seed` seeds the bot's own rng, used when `choose` is called without one. A bad
-    spec raises a `RulekitError` that says what is accepted, and so does a model file
-    that is not one. `root`: the folder of the game file the spec comes from, whose
-    models must lie inside it; None for the user's own specs (command line, API).
+    spec raises a `RulekitError` that says what is accepted.
     """
     if not isinstance(spec, str):
         raise RulekitError(f"a bot is named by a string, not {type(spec).__name__}")
-    text, model = split_model(spec)
+    text = spec.strip().lower()
     name, *options = text.split(":") if text else [""]
-    if model is not None:
-        options = options[:-1] if name == "mcts" else []
-        return _make_net(name, options, model, spec.strip(), text, random.Random(seed), root)
     if name == "openspiel-mcts":  # OpenSpiel's MCTS, with the optional extra rulekit[openspiel]
         from rulekit.interop.openspiel_bot import make as make_openspiel
 
@@ -139,9 +113,6 @@ def make(spec: str, seed: int | None = None, root: str | None = None) -> Bot:
 
         return make_openspiel(options, spec.strip(), random.Random(seed))
     if name not in BOTS:
-        if name == "net":
-            raise RulekitError("a net bot names its model file: net:FILE.npz (one `rulekit "
-                               "train` writes)")
         raise RulekitError(f"unknown bot {spec.strip()!r}; known bots: {', '.join(BOTS)} "
                            f"({_SPEC_HELP})")
     rng = random.Random(seed)
@@ -149,77 +120,34 @@ def make(spec: str, seed: int | None = None, root: str | None = None) -> Bot:
         if options:
             raise RulekitError(f"bot {name} takes no options, not {spec.strip()!r}")
         return RandomAgent(rng) if name == "random" else GreedyAgent(rng)
-    iterations, seconds, rollout = _mcts_budget(options, spec.strip())
-    return MctsBot(iterations=iterations, seconds=seconds, rollout=rollout or "random",
-                   rng=rng, name=text, ceiling=MAX_SECONDS)
-
-
-def _mcts_budget(options: list[str], spec: str) -> tuple[int | None, float | None, str | None]:
-    """The iterations, seconds and rollout policy of mcts's options."""
     iterations: int | None = None
     seconds: float | None = None
     rollout: str | None = None
     for option in options:
         if option in ROLLOUTS:
             if rollout is not None:
-                raise RulekitError(f"two rollout policies in bot {spec!r}")
+                raise RulekitError(f"two rollout policies in bot {spec.strip()!r}")
             rollout = option
         else:
-            more_iterations, more_seconds = _budget(option, spec)
+            more_iterations, more_seconds = _budget(option, spec.strip())
             if (more_iterations is not None and iterations is not None) or (
                     more_seconds is not None and seconds is not None):
-                raise RulekitError(f"two budgets in bot {spec!r}: one of iterations "
+                raise RulekitError(f"two budgets in bot {spec.strip()!r}: one of iterations "
                                    f"and one of seconds at most")
             iterations = iterations if more_iterations is None else more_iterations
             seconds = seconds if more_seconds is None else more_seconds
     if iterations is None and seconds is None:
         iterations = DEFAULT_ITERATIONS
-    return iterations, seconds, rollout
-
-
-def _make_net(name: str, options: list[str], model: str, spec: str, text: str,
-              rng: random.Random, root: str | None) -> Bot:
-    """`net:MODEL` or `mcts[:BUDGET]:net:MODEL`: the model read (once per process) and
-    checked, the bot made; numpy is imported only here."""
-    if name not in ("net", "mcts"):
-        raise RulekitError(f"unknown bot {spec!r}; known bots: {', '.join(BOTS)} "
-                           f"({_SPEC_HELP})")
-    from rulekit.bots.net import NetBot, cached_model, model_path
-
-    if name == "mcts" and any(o in ROLLOUTS for o in options):
-        raise RulekitError(f"bot {spec!r}: mcts with a model evaluates its leaves with the "
-                           f"model and has no rollout policy; drop "
-                           f"{[o for o in options if o in ROLLOUTS][0]!r}")
-    budget = _mcts_budget(options, spec) if name == "mcts" else None
-    loaded = cached_model(model_path(model, root))
-    label = f"{text}:{model}"
-    if budget is None:
-        return NetBot(loaded, rng, name=label)
-    from rulekit.bots.netsearch import NetMctsBot
-
-    iterations, seconds, _rollout = budget
-    return NetMctsBot(loaded, iterations=iterations, seconds=seconds, rng=rng, name=label,
-                      ceiling=MAX_SECONDS)
+    return MctsBot(iterations=iterations, seconds=seconds, rollout=rollout or "random",
+                   rng=rng, name=text, ceiling=MAX_SECONDS)
 
 
 def check_spec(spec: str) -> str:
-    """The spec normalised (stripped, the bot part in lower case, a model path as written)
-    once `make` accepts it."""
+    """The spec normalised (stripped, lower case) once `make` accepts it."""
     make(spec)
-    text, model = split_model(spec)
-    return text if model is None else f"{text}:{model}"
-
-
-def check_for_game(specs: list[str], game: Any, players: int) -> None:
-    """Refuse, before any game starts, a bot whose model does not fit the game (another
-    game, other params, another player count): one RulekitError saying which."""
-    for spec in specs:
-        bot = make(spec)
-        evaluator = getattr(bot, "evaluator", None)
-        if evaluator is not None:
-            evaluator.bind(game, players)
+    return spec.strip().lower()
 
 
 __all__ = ["BOTS", "DEFAULT_OPPONENT", "MAX_ITERATIONS", "MAX_SECONDS", "Bot", "GreedyAgent",
-           "MctsBot", "RandomAgent", "SPEC_PATTERN", "SPEC_SUMMARY", "check_for_game", "check_spec",
-           "known_bots", "make", "split_model"]
+           "MctsBot", "RandomAgent", "SPEC_PATTERN", "SPEC_SUMMARY", "check_spec", "known_bots",
+           "make"]
