@@ -156,7 +156,7 @@ class MctsBot:
         deadline = time.perf_counter() + seconds if seconds is not None else None
         limit = self.iterations if self.iterations is not None else -1
         # the copies play on the game's flat session where it covers them (the same
-        # iterations, see `_iterate_flat`); greedy playouts stay on the machine
+        # iterations, see `_iterate_flat`), greedy playouts too (`_greedy_playout`)
         flat = state.game.flat_session if FLAT else None
         if flat is not None:  # (imported here: `rulekit --help` loads the bots, not the engine)
             from rulekit.backends.session import SearchCopy
